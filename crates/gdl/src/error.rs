@@ -1,0 +1,159 @@
+//! Located errors: every diagnostic names the file, line and column, and shows the line.
+
+use crate::syntax::Span;
+use std::fmt;
+use std::sync::Arc;
+
+/// A source file: its name as given by the user, and its text.
+#[derive(Clone, Debug)]
+pub struct Source {
+    name: Arc<str>,
+    text: Arc<str>,
+}
+
+impl Source {
+    /// A source named `name` (usually the path) with contents `text`.
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Source {
+        Source {
+            name: Arc::from(name.into()),
+            text: Arc::from(text.into()),
+        }
+    }
+
+    /// The name (path) of the source.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The full text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The text of the line that contains `span`, without its line ending.
+    pub fn line_text(&self, span: Span) -> &str {
+        let start = self.text[..(span.offset as usize).min(self.text.len())]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let rest = &self.text[start..];
+        let end = rest.find('\n').unwrap_or(rest.len());
+        rest[..end].trim_end_matches('\r')
+    }
+}
+
+/// What went wrong, as a closed set of kinds that tests and callers can match on.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The file could not be read.
+    Io,
+    /// Malformed KIF: unbalanced parentheses, a misplaced token.
+    Syntax,
+    /// A GDL keyword used with the wrong number of arguments.
+    KeywordArity,
+    /// A keyword in a place where GDL forbids it (`true` in a head, `next` in a body, ...).
+    KeywordPlacement,
+    /// A relation used with different arities.
+    ArityMismatch,
+    /// A variable of the head, of a `not` or of a `distinct` that no positive body literal binds.
+    UnsafeRule,
+    /// Negation through recursion.
+    UnstratifiedNegation,
+    /// A recursive rule that violates the GDL recursion restriction.
+    RecursionRestriction,
+    /// `legal`, `goal`, `terminal` or `init` depending on `does`.
+    DependsOnDoes,
+    /// A goal value that is not an integer in 0..=100.
+    BadGoalValue,
+    /// No role, or a role that is not a ground fact.
+    BadRole,
+    /// The game is not playable as described (no legal move, missing goal, ...).
+    BadGame,
+    /// The grounder exceeded a resource limit.
+    ResourceLimit,
+}
+
+/// A diagnostic with a location in a GDL source.
+#[derive(Clone, Debug)]
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+    file: String,
+    span: Option<Span>,
+    line_text: String,
+}
+
+impl Error {
+    /// An error of `kind` at `span` in `source`.
+    pub fn at(kind: ErrorKind, source: &Source, span: Span, message: impl Into<String>) -> Error {
+        Error {
+            kind,
+            message: message.into(),
+            file: source.name().to_string(),
+            span: Some(span),
+            line_text: source.line_text(span).to_string(),
+        }
+    }
+
+    /// An error about a whole file (no position), e.g. it could not be read.
+    pub fn file(kind: ErrorKind, file: &str, message: impl Into<String>) -> Error {
+        Error {
+            kind,
+            message: message.into(),
+            file: file.to_string(),
+            span: None,
+            line_text: String::new(),
+        }
+    }
+
+    /// The kind of error.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The message without location.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The file the error is in.
+    pub fn file_name(&self) -> &str {
+        &self.file
+    }
+
+    /// 1-based (line, column), if the error has a position.
+    pub fn position(&self) -> Option<(u32, u32)> {
+        self.span.map(|s| (s.line, s.col))
+    }
+
+    /// One line: `file:line:col: message`.
+    pub fn headline(&self) -> String {
+        match self.span {
+            Some(s) => format!("{}:{}:{}: {}", self.file, s.line, s.col, self.message),
+            None => format!("{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.headline())?;
+        if let Some(s) = self.span {
+            let gutter = s.line.to_string().len();
+            let caret_pad: String = self
+                .line_text
+                .chars()
+                .take(s.col.saturating_sub(1) as usize)
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
+            write!(
+                f,
+                "\n{:gutter$} |\n{} | {}\n{:gutter$} | {}^",
+                "", s.line, self.line_text, "", caret_pad
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}

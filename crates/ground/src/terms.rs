@@ -1,0 +1,147 @@
+//! Interned ground terms, and printable ground terms for the ground game.
+
+use std::collections::HashMap;
+use std::fmt;
+use symgame_gdl::{Sym, Symbols};
+
+/// An interned ground term.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub(crate) struct TermId(pub u32);
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum TermNode {
+    Const(Sym),
+    Func(Sym, Box<[TermId]>),
+}
+
+/// Hash-consed store of ground terms.
+#[derive(Default)]
+pub(crate) struct TermStore {
+    nodes: Vec<TermNode>,
+    ids: HashMap<TermNode, TermId>,
+}
+
+impl TermStore {
+    pub fn intern(&mut self, n: TermNode) -> TermId {
+        if let Some(&t) = self.ids.get(&n) {
+            return t;
+        }
+        let t = TermId(self.nodes.len() as u32);
+        self.nodes.push(n.clone());
+        self.ids.insert(n, t);
+        t
+    }
+
+    pub fn node(&self, t: TermId) -> &TermNode {
+        &self.nodes[t.0 as usize]
+    }
+
+    /// The subterm at `path` (argument indexes, outermost first), if the term has that shape.
+    pub fn at_path(&self, mut t: TermId, path: &[u8]) -> Option<TermId> {
+        for &i in path {
+            match self.node(t) {
+                TermNode::Func(_, args) if (i as usize) < args.len() => t = args[i as usize],
+                _ => return None,
+            }
+        }
+        Some(t)
+    }
+
+    /// A printable copy of `t`.
+    pub fn to_ground(&self, t: TermId, symbols: &Symbols) -> GroundTerm {
+        match self.node(t) {
+            TermNode::Const(s) => GroundTerm::Const(symbols.name(*s).to_string()),
+            TermNode::Func(f, args) => GroundTerm::Func(
+                symbols.name(*f).to_string(),
+                args.iter().map(|&a| self.to_ground(a, symbols)).collect(),
+            ),
+        }
+    }
+
+    /// If `t` is a constant, its symbol.
+    pub fn as_const(&self, t: TermId) -> Option<Sym> {
+        match self.node(t) {
+            TermNode::Const(s) => Some(*s),
+            TermNode::Func(..) => None,
+        }
+    }
+}
+
+/// A ground term as written in GDL: a constant or a function applied to ground terms.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, serde::Serialize, serde::Deserialize)]
+pub enum GroundTerm {
+    /// A constant (names are lower-case).
+    Const(String),
+    /// A compound term `(f t1 ... tn)`.
+    Func(String, Vec<GroundTerm>),
+}
+
+impl fmt::Display for GroundTerm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GroundTerm::Const(c) => write!(f, "{c}"),
+            GroundTerm::Func(g, args) => {
+                write!(f, "({g}")?;
+                for a in args {
+                    write!(f, " {a}")?;
+                }
+                write!(f, ")")
+            }
+        }
+    }
+}
+
+impl GroundTerm {
+    /// Parses a ground term in KIF syntax (case-insensitive), e.g. `(cell 1 1 x)`.
+    pub fn parse(text: &str) -> Result<GroundTerm, String> {
+        let toks: Vec<String> = text
+            .replace('(', " ( ")
+            .replace(')', " ) ")
+            .split_whitespace()
+            .map(|s| s.to_ascii_lowercase())
+            .collect();
+        let mut pos = 0;
+        let t = parse_term(&toks, &mut pos)?;
+        if pos != toks.len() {
+            return Err(format!("unexpected `{}` after the term", toks[pos]));
+        }
+        Ok(t)
+    }
+}
+
+fn parse_term(toks: &[String], pos: &mut usize) -> Result<GroundTerm, String> {
+    let Some(t) = toks.get(*pos) else {
+        return Err("expected a term, found the end of the text".into());
+    };
+    *pos += 1;
+    match t.as_str() {
+        "(" => {
+            let Some(name) = toks.get(*pos) else {
+                return Err("expected a function name after `(`".into());
+            };
+            if name == "(" || name == ")" {
+                return Err(format!("expected a function name, found `{name}`"));
+            }
+            *pos += 1;
+            let mut args = Vec::new();
+            loop {
+                match toks.get(*pos).map(String::as_str) {
+                    Some(")") => {
+                        *pos += 1;
+                        break;
+                    }
+                    Some(_) => args.push(parse_term(toks, pos)?),
+                    None => return Err("unbalanced parenthesis".into()),
+                }
+            }
+            Ok(if args.is_empty() {
+                GroundTerm::Const(name.clone())
+            } else {
+                GroundTerm::Func(name.clone(), args)
+            })
+        }
+        ")" => Err("unexpected `)`".into()),
+        s if s.starts_with('?') => Err(format!("a ground term has no variables, found `{s}`")),
+        s => Ok(GroundTerm::Const(s.to_string())),
+    }
+}
