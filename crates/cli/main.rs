@@ -1,1 +1,110 @@
-fn main() {}
+//! The `symgame` command line.
+//!
+//! Architecture invariant: only this crate knows clap, terminal progress, Ctrl-C and JSON
+//! output; the libraries return typed results and the commands here print them.
+
+mod explore;
+mod info;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// Symbolic game solving for games written in GDL.
+#[derive(Parser)]
+#[command(name = "symgame", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse, check and ground a game; print its roles, sizes and warnings.
+    Info(info::Args),
+    /// Enumerate the reachable states explicitly, breadth first.
+    Explore(explore::Args),
+}
+
+/// How a command failed; each maps to a documented exit code.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad input: a GDL error, a bad argument, a missing file (exit code 2).
+    Input(String),
+    /// A resource limit was reached (exit code 3); what finished was printed.
+    Limit(String),
+    /// Anything else (exit code 1).
+    Internal(String),
+}
+
+impl From<symgame_gdl::Error> for Failure {
+    fn from(e: symgame_gdl::Error) -> Failure {
+        match e.kind() {
+            symgame_gdl::ErrorKind::ResourceLimit => Failure::Limit(e.to_string()),
+            _ => Failure::Input(e.to_string()),
+        }
+    }
+}
+
+/// Exit code of a successful run.
+const EXIT_OK: u8 = 0;
+/// Exit code of an internal error.
+const EXIT_INTERNAL: u8 = 1;
+/// Exit code of an input error.
+const EXIT_INPUT: u8 = 2;
+/// Exit code of a run stopped by a resource limit (or Ctrl-C).
+const EXIT_LIMIT: u8 = 3;
+
+/// A flag raised by Ctrl-C; long runs poll it and stop, keeping what they finished.
+pub fn cancel_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    // Installing twice fails; then the first handler's flag is not ours, but commands install once.
+    let _ = ctrlc::set_handler(move || f.store(true, std::sync::atomic::Ordering::Relaxed));
+    flag
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info(a) => info::run(a),
+        Command::Explore(a) => explore::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::from(EXIT_OK),
+        Err(Failure::Input(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(EXIT_INPUT)
+        }
+        Err(Failure::Limit(m)) => {
+            eprintln!("stopped: {m}");
+            ExitCode::from(EXIT_LIMIT)
+        }
+        Err(Failure::Internal(m)) => {
+            eprintln!("internal error: {m}");
+            ExitCode::from(EXIT_INTERNAL)
+        }
+    }
+}
+
+/// Loads and grounds a game, with an optional grounding time limit in seconds.
+pub fn load_game(
+    path: &std::path::Path,
+    time_limit: Option<f64>,
+) -> Result<(symgame_gdl::CheckedDescription, symgame_ground::GroundGame), Failure> {
+    let desc = symgame_gdl::load(path)?;
+    let opts = symgame_ground::GroundOptions {
+        time_limit: time_limit.map(std::time::Duration::from_secs_f64),
+        ..Default::default()
+    };
+    let game = symgame_ground::ground(&desc, &opts)?;
+    Ok((desc, game))
+}
+
+/// Prints `value` as pretty JSON on stdout.
+pub fn print_json<T: serde::Serialize>(value: &T) -> Result<(), Failure> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| Failure::Internal(e.to_string()))?;
+    println!("{text}");
+    Ok(())
+}

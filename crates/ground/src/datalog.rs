@@ -5,7 +5,7 @@
 //! looks its candidates up through an index on one bound *path* (an argument position, possibly
 //! inside a function term: `(true (cell ?x 2 ?p))` can be looked up by the `2` at path `[0, 1]`).
 
-use crate::terms::{TermId, TermNode, TermStore};
+use crate::terms::{FxHashMap, TermId, TermNode, TermStore};
 use std::collections::HashMap;
 use std::time::Instant;
 use symgame_gdl::{Span, Sym, Term};
@@ -29,7 +29,10 @@ impl Pattern {
             }
             Term::Const(c, _) => Pattern::Ground(store.intern(TermNode::Const(*c))),
             Term::Func(f, args, _) => {
-                let ps: Vec<Pattern> = args.iter().map(|a| Pattern::compile(a, vars, store)).collect();
+                let ps: Vec<Pattern> = args
+                    .iter()
+                    .map(|a| Pattern::compile(a, vars, store))
+                    .collect();
                 if ps.iter().all(|p| matches!(p, Pattern::Ground(_))) {
                     let ids = ps
                         .iter()
@@ -55,23 +58,52 @@ impl Pattern {
     }
 
     /// Paths (argument index sequences, starting at the atom's argument) to the leaves of the
-    /// pattern, with the leaf.
-    fn leaves<'a>(&'a self, path: &mut Vec<u8>, out: &mut Vec<(Vec<u8>, &'a Pattern)>) {
+    /// pattern, with the leaf; a function term also gives its functor, at its path followed by
+    /// [`FUNCTOR`].
+    fn leaves(&self, path: &mut Vec<u8>, out: &mut Vec<(Vec<u8>, Leaf)>) {
         match self {
-            Pattern::Func(_, ps) => {
+            Pattern::Func(f, ps) => {
+                let mut fp = path.clone();
+                fp.push(FUNCTOR);
+                out.push((fp, Leaf::Key(functor_key(*f))));
                 for (i, p) in ps.iter().enumerate() {
                     path.push(i as u8);
                     p.leaves(path, out);
                     path.pop();
                 }
             }
-            leaf => out.push((path.clone(), leaf)),
+            Pattern::Var(v) => out.push((path.clone(), Leaf::Var(*v))),
+            Pattern::Ground(g) => out.push((path.clone(), Leaf::Key(*g))),
         }
     }
 }
 
+/// A path step meaning "the functor of the term here".
+const FUNCTOR: u8 = u8::MAX;
+
+/// The index key standing for functor `f` (disjoint from real term ids, which stay far below
+/// 2^31).
+fn functor_key(f: Sym) -> TermId {
+    TermId(0x8000_0000 | f.0)
+}
+
+/// A leaf of a pattern, for index lookups.
+#[derive(Clone, Copy, Debug)]
+enum Leaf {
+    /// A fixed key (a ground subterm or a functor).
+    Key(TermId),
+    /// A variable: usable as a key once bound.
+    Var(u32),
+}
+
 /// Matches `p` against `t`, binding variables in `env` (recorded in `trail` for undoing).
-pub(crate) fn unify(p: &Pattern, t: TermId, env: &mut [u32], trail: &mut Vec<u32>, store: &TermStore) -> bool {
+pub(crate) fn unify(
+    p: &Pattern,
+    t: TermId,
+    env: &mut [u32],
+    trail: &mut Vec<u32>,
+    store: &TermStore,
+) -> bool {
     match p {
         Pattern::Ground(g) => *g == t,
         Pattern::Var(v) => {
@@ -85,9 +117,61 @@ pub(crate) fn unify(p: &Pattern, t: TermId, env: &mut [u32], trail: &mut Vec<u32
             }
         }
         Pattern::Func(f, ps) => match store.node(t) {
-            TermNode::Func(g, args) if g == f && args.len() == ps.len() => {
-                ps.iter().zip(args.iter()).all(|(p, &a)| unify(p, a, env, trail, store))
+            TermNode::Func(g, args) if g == f && args.len() == ps.len() => ps
+                .iter()
+                .zip(args.iter())
+                .all(|(p, &a)| unify(p, a, env, trail, store)),
+            _ => false,
+        },
+    }
+}
+
+/// Instantiates a pattern whose variables are all bound, without interning: `None` when the
+/// term has never been built (so no relation can contain it).
+pub(crate) fn lookup_instance(p: &Pattern, env: &[u32], store: &TermStore) -> Option<TermId> {
+    match p {
+        Pattern::Ground(g) => Some(*g),
+        Pattern::Var(v) => Some(TermId(env[*v as usize])),
+        Pattern::Func(f, ps) => {
+            let args: Option<Box<[TermId]>> =
+                ps.iter().map(|p| lookup_instance(p, env, store)).collect();
+            store.lookup(&TermNode::Func(*f, args?))
+        }
+    }
+}
+
+/// Whether two patterns whose variables are bound denote the same ground term.
+fn same_term(a: &Pattern, b: &Pattern, env: &[u32], store: &TermStore) -> bool {
+    let id = |p: &Pattern| match p {
+        Pattern::Ground(g) => Some(*g),
+        Pattern::Var(v) => Some(TermId(env[*v as usize])),
+        Pattern::Func(..) => None,
+    };
+    match (id(a), id(b)) {
+        (Some(x), Some(y)) => x == y,
+        (Some(x), None) => matches_term(b, x, env, store),
+        (None, Some(y)) => matches_term(a, y, env, store),
+        (None, None) => match (a, b) {
+            (Pattern::Func(f, xs), Pattern::Func(g, ys)) => {
+                f == g
+                    && xs.len() == ys.len()
+                    && xs.iter().zip(ys).all(|(x, y)| same_term(x, y, env, store))
             }
+            _ => false,
+        },
+    }
+}
+
+/// Whether the bound pattern `p` denotes the term `t`.
+fn matches_term(p: &Pattern, t: TermId, env: &[u32], store: &TermStore) -> bool {
+    match p {
+        Pattern::Ground(g) => *g == t,
+        Pattern::Var(v) => env[*v as usize] == t.0,
+        Pattern::Func(f, ps) => match store.node(t) {
+            TermNode::Func(g, args) if g == f && args.len() == ps.len() => ps
+                .iter()
+                .zip(args.iter())
+                .all(|(p, &a)| matches_term(p, a, env, store)),
             _ => false,
         },
     }
@@ -105,15 +189,18 @@ pub(crate) fn instantiate(p: &Pattern, env: &[u32], store: &mut TermStore) -> Te
     }
 }
 
+/// A composite index: the key terms at some paths -> ascending tuple indexes.
+type Index = FxHashMap<Box<[TermId]>, Vec<u32>>;
+
 /// A relation: a set of tuples with lazily built indexes on paths.
 #[derive(Default)]
 pub(crate) struct Relation {
     pub arity: usize,
     tuples: Vec<TermId>,
     count: u32,
-    set: HashMap<Box<[TermId]>, u32>,
-    /// path -> key term -> ascending tuple indexes
-    indexes: HashMap<Vec<u8>, HashMap<TermId, Vec<u32>>>,
+    set: FxHashMap<Box<[TermId]>, u32>,
+    /// (paths, key terms at those paths -> ascending tuple indexes)
+    indexes: Vec<(Vec<Vec<u8>>, Index)>,
     /// tuples below `old_end` are old, `old_end..delta_end` are the delta of this round
     pub old_end: u32,
     pub delta_end: u32,
@@ -149,38 +236,53 @@ impl Relation {
         self.count += 1;
         self.tuples.extend_from_slice(t);
         self.set.insert(t.into(), i);
-        for (path, index) in self.indexes.iter_mut() {
-            if let Some(k) = key_at(t, path, store) {
+        for (paths, index) in self.indexes.iter_mut() {
+            if let Some(k) = keys_at(t, paths, store) {
                 index.entry(k).or_default().push(i);
             }
         }
         (i, true)
     }
 
-    fn ensure_index(&mut self, path: &[u8], store: &TermStore) {
-        if self.indexes.contains_key(path) {
-            return;
+    /// The number of the composite index on `paths`, built if needed.
+    fn index_id(&mut self, paths: &[Vec<u8>], store: &TermStore) -> usize {
+        if let Some(i) = self.indexes.iter().position(|(p, _)| p == paths) {
+            return i;
         }
-        let mut index: HashMap<TermId, Vec<u32>> = HashMap::new();
+        let mut index: FxHashMap<Box<[TermId]>, Vec<u32>> = FxHashMap::default();
         for i in 0..self.count {
-            if let Some(k) = key_at(self.tuple(i), path, store) {
+            if let Some(k) = keys_at(self.tuple(i), paths, store) {
                 index.entry(k).or_default().push(i);
             }
         }
-        self.indexes.insert(path.to_vec(), index);
+        self.indexes.push((paths.to_vec(), index));
+        self.indexes.len() - 1
     }
 
-    fn bucket(&self, path: &[u8], key: TermId) -> &[u32] {
-        self.indexes
-            .get(path)
-            .and_then(|ix| ix.get(&key))
-            .map_or(&[], |v| v.as_slice())
+    fn bucket(&self, id: usize, key: &[TermId]) -> &[u32] {
+        self.indexes[id].1.get(key).map_or(&[], |v| v.as_slice())
     }
 }
 
+/// The key of tuple `t` at `path`: a subterm, or a functor for a path ending in [`FUNCTOR`].
 fn key_at(t: &[TermId], path: &[u8], store: &TermStore) -> Option<TermId> {
     let (&first, rest) = path.split_first()?;
-    store.at_path(*t.get(first as usize)?, rest)
+    let (rest, functor) = match rest.split_last() {
+        Some((&FUNCTOR, r)) => (r, true),
+        _ => (rest, false),
+    };
+    let sub = store.at_path(*t.get(first as usize)?, rest)?;
+    if !functor {
+        return Some(sub);
+    }
+    match store.node(sub) {
+        TermNode::Func(f, _) => Some(functor_key(*f)),
+        TermNode::Const(_) => None,
+    }
+}
+
+fn keys_at(t: &[TermId], paths: &[Vec<u8>], store: &TermStore) -> Option<Box<[TermId]>> {
+    paths.iter().map(|p| key_at(t, p, store)).collect()
 }
 
 /// Which tuples of a relation a literal ranges over in a semi-naive round.
@@ -207,7 +309,7 @@ pub(crate) struct CRule {
 }
 
 impl CRule {
-    fn vars_of(ps: &[Pattern]) -> Vec<u32> {
+    pub fn vars_of(ps: &[Pattern]) -> Vec<u32> {
         let mut v = Vec::new();
         ps.iter().for_each(|p| p.vars(&mut v));
         v
@@ -217,12 +319,13 @@ impl CRule {
 /// One step of a join plan.
 #[derive(Clone, Debug)]
 enum Step {
-    /// Enumerate the tuples of positive literal `lit` in `range`; `keys` are the paths whose
-    /// values are known when the step runs (candidates for the index lookup).
+    /// Enumerate the tuples of positive literal `lit` in `range`, through the composite index
+    /// `index` on the leaves `keys` (those known when the step runs), if any.
     Scan {
         lit: usize,
         range: Range,
-        keys: Vec<(Vec<u8>, Pattern)>,
+        index: Option<usize>,
+        keys: Vec<Leaf>,
     },
     Distinct(usize),
     Equal(usize),
@@ -230,15 +333,28 @@ enum Step {
 }
 
 /// The join plan of a rule when literal `delta` (if any) ranges over the delta.
-fn plan(rule: &CRule, delta: Option<usize>, rels: &HashMap<Sym, Relation>, check_neg: &dyn Fn(Sym) -> bool) -> Vec<Step> {
+fn plan(
+    rule: &CRule,
+    delta: Option<usize>,
+    rels: &mut FxHashMap<Sym, Relation>,
+    store: &TermStore,
+    check_neg: &dyn Fn(Sym) -> bool,
+) -> Vec<Step> {
     let mut bound = vec![false; rule.nvars];
     let mut steps = Vec::new();
     let mut done = vec![false; rule.pos.len()];
     let mut dist_done = vec![false; rule.distinct.len()];
     let mut eq_done = vec![false; rule.equal.len()];
     let mut neg_done = vec![false; rule.neg.len()];
-    let all_bound = |ps: &[Pattern], bound: &[bool]| CRule::vars_of(ps).iter().all(|&v| bound[v as usize]);
-    let add_scan = |i: usize, bound: &mut Vec<bool>, steps: &mut Vec<Step>| {
+    let all_bound = |ps: &[&Pattern], bound: &[bool]| {
+        let mut v = Vec::new();
+        ps.iter().for_each(|p| p.vars(&mut v));
+        v.iter().all(|&v| bound[v as usize])
+    };
+    let add_scan = |i: usize,
+                    bound: &mut Vec<bool>,
+                    steps: &mut Vec<Step>,
+                    rels: &mut FxHashMap<Sym, Relation>| {
         let range = match delta {
             Some(d) if i == d => Range::Delta,
             Some(d) if i < d => Range::Old,
@@ -248,32 +364,35 @@ fn plan(rule: &CRule, delta: Option<usize>, rels: &HashMap<Sym, Relation>, check
         for (k, p) in rule.pos[i].1.iter().enumerate() {
             p.leaves(&mut vec![k as u8], &mut leaves);
         }
-        let keys = leaves
+        let rel = rels.get_mut(&rule.pos[i].0).expect("relation exists");
+        let (paths, keys): (Vec<Vec<u8>>, Vec<Leaf>) = leaves
             .into_iter()
-            .filter(|(_, p)| match p {
-                Pattern::Ground(_) => true,
-                Pattern::Var(v) => bound[*v as usize],
-                Pattern::Func(..) => false,
+            .filter(|(_, l)| match l {
+                Leaf::Key(_) => true,
+                Leaf::Var(v) => bound[*v as usize],
             })
-            .map(|(path, p)| (path, p.clone()))
-            .collect();
-        steps.push(Step::Scan { lit: i, range, keys });
+            .unzip();
+        let index = (!paths.is_empty()).then(|| rel.index_id(&paths, store));
+        steps.push(Step::Scan {
+            lit: i,
+            range,
+            index,
+            keys,
+        });
         for v in CRule::vars_of(&rule.pos[i].1) {
             bound[v as usize] = true;
         }
     };
     if let Some(d) = delta {
         done[d] = true;
-        add_scan(d, &mut bound, &mut steps);
+        add_scan(d, &mut bound, &mut steps, rels);
     }
     loop {
         // constraints as soon as they can run
         loop {
             let mut progress = false;
             for (j, (a, b)) in rule.equal.iter().enumerate() {
-                if !eq_done[j]
-                    && (all_bound(std::slice::from_ref(a), &bound) || all_bound(std::slice::from_ref(b), &bound))
-                {
+                if !eq_done[j] && (all_bound(&[a], &bound) || all_bound(&[b], &bound)) {
                     eq_done[j] = true;
                     steps.push(Step::Equal(j));
                     for v in CRule::vars_of(&[a.clone(), b.clone()]) {
@@ -287,23 +406,21 @@ fn plan(rule: &CRule, delta: Option<usize>, rels: &HashMap<Sym, Relation>, check
             }
         }
         for (j, (a, b)) in rule.distinct.iter().enumerate() {
-            if !dist_done[j] && all_bound(&[a.clone(), b.clone()], &bound) {
+            if !dist_done[j] && all_bound(&[a, b], &bound) {
                 dist_done[j] = true;
                 steps.push(Step::Distinct(j));
             }
         }
         for (j, (p, args)) in rule.neg.iter().enumerate() {
-            if !neg_done[j] && check_neg(*p) && all_bound(args, &bound) {
+            if !neg_done[j] && check_neg(*p) && all_bound(&args.iter().collect::<Vec<_>>(), &bound)
+            {
                 neg_done[j] = true;
                 steps.push(Step::Neg(j));
             }
         }
-        // next literal: most bound leaves, then the smallest relation
+        // next literal: fewest unbound variables, then the smallest relation
         let mut best: Option<(usize, (usize, u32))> = None;
-        for i in 0..rule.pos.len() {
-            if done[i] {
-                continue;
-            }
+        for (i, _) in done.iter().enumerate().filter(|(_, d)| !**d) {
             let vars = CRule::vars_of(&rule.pos[i].1);
             let unbound = vars.iter().filter(|&&v| !bound[v as usize]).count();
             let size = rels.get(&rule.pos[i].0).map_or(0, |r| r.len());
@@ -315,7 +432,7 @@ fn plan(rule: &CRule, delta: Option<usize>, rels: &HashMap<Sym, Relation>, check
         match best {
             Some((i, _)) => {
                 done[i] = true;
-                add_scan(i, &mut bound, &mut steps);
+                add_scan(i, &mut bound, &mut steps, rels);
             }
             None => break,
         }
@@ -325,8 +442,16 @@ fn plan(rule: &CRule, delta: Option<usize>, rels: &HashMap<Sym, Relation>, check
 
 /// Receives every binding a rule's join produces.
 pub(crate) trait Sink {
-    /// Called with the rule and a complete binding; returns false to abort the evaluation.
-    fn emit(&mut self, rule: usize, env: &[u32], store: &mut TermStore, rels: &mut HashMap<Sym, Relation>) -> bool;
+    /// Called with the rule, a complete binding and, for each positive literal, the index of
+    /// the tuple it matched; returns false to abort the evaluation.
+    fn emit(
+        &mut self,
+        rule: &CRule,
+        env: &[u32],
+        matched: &[u32],
+        store: &mut TermStore,
+        rels: &mut FxHashMap<Sym, Relation>,
+    ) -> bool;
 }
 
 /// Why an evaluation stopped early.
@@ -338,9 +463,19 @@ pub(crate) enum Abort {
 
 pub(crate) struct Evaluator<'a> {
     pub store: &'a mut TermStore,
-    pub rels: &'a mut HashMap<Sym, Relation>,
+    pub rels: &'a mut FxHashMap<Sym, Relation>,
     pub deadline: Option<Instant>,
     pub steps: u64,
+}
+
+/// Per-join working memory.
+struct JoinState {
+    env: Vec<u32>,
+    matched: Vec<u32>,
+    /// candidate buffers, one per plan step
+    bufs: Vec<Vec<u32>>,
+    trail: Vec<Vec<u32>>,
+    key: Vec<TermId>,
 }
 
 impl Evaluator<'_> {
@@ -375,25 +510,32 @@ impl Evaluator<'_> {
         loop {
             for &ri in rules {
                 let rule = &all[ri];
-                if rule.pos.is_empty() {
+                let deltas: Vec<Option<usize>> = if rule.pos.is_empty() {
                     if first {
-                        let steps = plan(rule, None, self.rels, check_neg);
-                        let mut env = vec![UNBOUND; rule.nvars];
-                        self.join(all, ri, &steps, 0, &mut env, sink)?;
+                        vec![None]
+                    } else {
+                        vec![]
                     }
-                    continue;
-                }
-                for d in 0..rule.pos.len() {
-                    let has_delta = self
-                        .rels
-                        .get(&rule.pos[d].0)
-                        .is_some_and(|r| r.delta_end > r.old_end);
-                    if !has_delta {
-                        continue;
-                    }
-                    let steps = plan(rule, Some(d), self.rels, check_neg);
-                    let mut env = vec![UNBOUND; rule.nvars];
-                    self.join(all, ri, &steps, 0, &mut env, sink)?;
+                } else {
+                    (0..rule.pos.len())
+                        .filter(|&d| {
+                            self.rels
+                                .get(&rule.pos[d].0)
+                                .is_some_and(|r| r.delta_end > r.old_end)
+                        })
+                        .map(Some)
+                        .collect()
+                };
+                for d in deltas {
+                    let steps = plan(rule, d, self.rels, self.store, check_neg);
+                    let mut js = JoinState {
+                        env: vec![UNBOUND; rule.nvars],
+                        matched: vec![u32::MAX; rule.pos.len()],
+                        bufs: vec![Vec::new(); steps.len()],
+                        trail: vec![Vec::new(); steps.len()],
+                        key: Vec::new(),
+                    };
+                    self.join(rule, &steps, 0, &mut js, sink)?;
                 }
             }
             first = false;
@@ -411,17 +553,15 @@ impl Evaluator<'_> {
 
     fn join(
         &mut self,
-        all: &[CRule],
-        ri: usize,
+        rule: &CRule,
         steps: &[Step],
         at: usize,
-        env: &mut Vec<u32>,
+        js: &mut JoinState,
         sink: &mut dyn Sink,
     ) -> Result<(), Abort> {
         self.tick()?;
-        let rule = &all[ri];
         let Some(step) = steps.get(at) else {
-            if !sink.emit(ri, env, self.store, self.rels) {
+            if !sink.emit(rule, &js.env, &js.matched, self.store, self.rels) {
                 return Err(Abort::Limit);
             }
             return Ok(());
@@ -429,36 +569,46 @@ impl Evaluator<'_> {
         match step {
             Step::Distinct(j) => {
                 let (a, b) = &rule.distinct[*j];
-                let x = instantiate(a, env, self.store);
-                let y = instantiate(b, env, self.store);
-                if x != y {
-                    self.join(all, ri, steps, at + 1, env, sink)?;
+                if !same_term(a, b, &js.env, self.store) {
+                    self.join(rule, steps, at + 1, js, sink)?;
                 }
             }
             Step::Neg(j) => {
                 let (p, args) = &rule.neg[*j];
-                let t: Vec<TermId> = args.iter().map(|a| instantiate(a, env, self.store)).collect();
-                let present = self.rels.get(p).is_some_and(|r| r.find(&t).is_some());
+                let t: Option<Vec<TermId>> = args
+                    .iter()
+                    .map(|a| lookup_instance(a, &js.env, self.store))
+                    .collect();
+                let present =
+                    t.is_some_and(|t| self.rels.get(p).is_some_and(|r| r.find(&t).is_some()));
                 if !present {
-                    self.join(all, ri, steps, at + 1, env, sink)?;
+                    self.join(rule, steps, at + 1, js, sink)?;
                 }
             }
             Step::Equal(j) => {
                 let (a, b) = &rule.equal[*j];
-                let a_bound = CRule::vars_of(std::slice::from_ref(a)).iter().all(|&v| env[v as usize] != UNBOUND);
+                let a_bound = CRule::vars_of(std::slice::from_ref(a))
+                    .iter()
+                    .all(|&v| js.env[v as usize] != UNBOUND);
                 let (known, other) = if a_bound { (a, b) } else { (b, a) };
-                let t = instantiate(known, env, self.store);
-                let mut trail = Vec::new();
-                if unify(other, t, env, &mut trail, self.store) {
-                    self.join(all, ri, steps, at + 1, env, sink)?;
+                let t = instantiate(known, &js.env, self.store);
+                let mut trail = std::mem::take(&mut js.trail[at]);
+                if unify(other, t, &mut js.env, &mut trail, self.store) {
+                    self.join(rule, steps, at + 1, js, sink)?;
                 }
-                for v in trail {
-                    env[v as usize] = UNBOUND;
+                for v in trail.drain(..) {
+                    js.env[v as usize] = UNBOUND;
                 }
+                js.trail[at] = trail;
             }
-            Step::Scan { lit, range, keys } => {
+            Step::Scan {
+                lit,
+                range,
+                index,
+                keys,
+            } => {
                 let (pred, pats) = &rule.pos[*lit];
-                let Some(rel) = self.rels.get_mut(pred) else {
+                let Some(rel) = self.rels.get(pred) else {
                     return Ok(());
                 };
                 let (lo, hi) = match range {
@@ -469,43 +619,43 @@ impl Evaluator<'_> {
                 if lo >= hi {
                     return Ok(());
                 }
-                // choose the most selective bound path
-                let mut best: Option<(Vec<u8>, TermId, usize)> = None;
-                for (path, p) in keys {
-                    let key = match p {
-                        Pattern::Ground(g) => *g,
-                        Pattern::Var(v) => TermId(env[*v as usize]),
-                        Pattern::Func(..) => continue,
-                    };
-                    rel.ensure_index(path, self.store);
-                    let n = rel.bucket(path, key).len();
-                    if best.as_ref().is_none_or(|b| n < b.2) {
-                        best = Some((path.clone(), key, n));
-                    }
-                }
-                let candidates: Vec<u32> = match &best {
-                    Some((path, key, _)) => {
-                        let b = rel.bucket(path, *key);
+                let best: Option<&[u32]> = index.map(|id| {
+                    js.key.clear();
+                    js.key.extend(keys.iter().map(|l| match l {
+                        Leaf::Key(k) => *k,
+                        Leaf::Var(v) => TermId(js.env[*v as usize]),
+                    }));
+                    rel.bucket(id, &js.key)
+                });
+                let mut cands = std::mem::take(&mut js.bufs[at]);
+                cands.clear();
+                match best {
+                    Some(b) => {
                         let s = b.partition_point(|&i| i < lo);
                         let e = b.partition_point(|&i| i < hi);
-                        b[s..e].to_vec()
+                        cands.extend_from_slice(&b[s..e]);
                     }
-                    None => (lo..hi).collect(),
-                };
-                let mut trail = Vec::new();
-                for i in candidates {
-                    let tuple: Vec<TermId> = self.rels[pred].tuple(i).to_vec();
-                    let ok = pats
-                        .iter()
-                        .zip(tuple.iter())
-                        .all(|(p, &t)| unify(p, t, env, &mut trail, self.store));
+                    None => cands.extend(lo..hi),
+                }
+                let mut trail = std::mem::take(&mut js.trail[at]);
+                for &i in &cands {
+                    let ok = {
+                        let tuple = self.rels[pred].tuple(i);
+                        let store: &TermStore = self.store;
+                        pats.iter()
+                            .zip(tuple.iter())
+                            .all(|(p, &t)| unify(p, t, &mut js.env, &mut trail, store))
+                    };
                     if ok {
-                        self.join(all, ri, steps, at + 1, env, sink)?;
+                        js.matched[*lit] = i;
+                        self.join(rule, steps, at + 1, js, sink)?;
                     }
                     for v in trail.drain(..) {
-                        env[v as usize] = UNBOUND;
+                        js.env[v as usize] = UNBOUND;
                     }
                 }
+                js.trail[at] = trail;
+                js.bufs[at] = cands;
             }
         }
         Ok(())

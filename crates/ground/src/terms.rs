@@ -1,7 +1,62 @@
 //! Interned ground terms, and printable ground terms for the ground game.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// The multiply-rotate hash of rustc (FxHash): grounding hashes small integer keys millions of
+/// times, where the standard SipHash costs a fifth of the run time.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FxHasher {
+    hash: u64,
+}
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        for &b in chunks.remainder() {
+            self.add(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+/// A hash map with [`FxHasher`].
+pub(crate) type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// A hash set with [`FxHasher`].
+pub(crate) type FxHashSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
 use symgame_gdl::{Sym, Symbols};
 
 /// An interned ground term.
@@ -18,7 +73,7 @@ pub(crate) enum TermNode {
 #[derive(Default)]
 pub(crate) struct TermStore {
     nodes: Vec<TermNode>,
-    ids: HashMap<TermNode, TermId>,
+    ids: FxHashMap<TermNode, TermId>,
 }
 
 impl TermStore {
@@ -30,6 +85,11 @@ impl TermStore {
         self.nodes.push(n.clone());
         self.ids.insert(n, t);
         t
+    }
+
+    /// The id of `n` if it has been interned.
+    pub fn lookup(&self, n: &TermNode) -> Option<TermId> {
+        self.ids.get(n).copied()
     }
 
     pub fn node(&self, t: TermId) -> &TermNode {
@@ -68,7 +128,9 @@ impl TermStore {
 }
 
 /// A ground term as written in GDL: a constant or a function applied to ground terms.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, serde::Serialize, serde::Deserialize,
+)]
 pub enum GroundTerm {
     /// A constant (names are lower-case).
     Const(String),

@@ -1,0 +1,1224 @@
+//! From a checked GDL description to a ground game.
+//!
+//! 1. Relations that do not depend on `true` or `does` (static ones: `succ`, arithmetic tables,
+//!    adjacency, `role`, `init`) are computed exactly, stratum by stratum.
+//! 2. The dynamic relations are found by a relaxed fixpoint: negation on dynamic relations is
+//!    ignored, `distinct` and negation on static relations are honoured, and the bridge rules
+//!    `true ⇐ init`, `true ⇐ next`, `does ⇐ legal` connect the time steps. Every rule binding
+//!    found on the way is kept as a ground rule with its static literals folded away.
+//! 3. The ground rules become a circuit: constants propagated, aliases merged, rules outside the
+//!    cone of `legal`, `next`, `goal` and `terminal` dropped, recursive atoms grouped into
+//!    cyclic blocks (a negative cycle at ground level is an error).
+
+use crate::circuit::{Block, Circuit, Gate, Lit};
+use crate::datalog::{instantiate, Abort, CRule, Evaluator, Pattern, Relation, Sink};
+use crate::terms::{FxHashMap, FxHashSet, GroundTerm, TermId, TermStore};
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+use symgame_gdl::{CheckedDescription, Error, ErrorKind, NormalLiteral, Span, Sym};
+
+/// Limits on grounding. Hitting one is an [`ErrorKind::ResourceLimit`] error.
+#[derive(Clone, Debug)]
+pub struct GroundOptions {
+    /// Wall-clock limit for the whole grounding.
+    pub time_limit: Option<Duration>,
+    /// Maximum number of ground atoms and ground rules together.
+    pub max_size: usize,
+}
+
+impl Default for GroundOptions {
+    fn default() -> GroundOptions {
+        GroundOptions {
+            time_limit: None,
+            max_size: 30_000_000,
+        }
+    }
+}
+
+/// A role with its possible moves (every `does` atom that can be legal).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct Role {
+    /// The role's name as written in `(role ...)`.
+    pub name: GroundTerm,
+    /// The moves, in a fixed order; `MoveId`s index this list.
+    pub moves: Vec<GroundTerm>,
+}
+
+/// Sizes and time of a grounding.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct GroundStats {
+    /// Tuples of the static relations.
+    pub static_tuples: usize,
+    /// Ground atoms of dynamic relations in the relaxed fixpoint.
+    pub dynamic_atoms: usize,
+    /// Distinct ground rules found (before simplification).
+    pub ground_rules: usize,
+    /// Gates after simplification.
+    pub gates: usize,
+    /// Gate inputs after simplification.
+    pub wires: usize,
+    /// Cyclic blocks (recursive ground atoms) after simplification.
+    pub cyclic_blocks: usize,
+    /// Wall-clock time of the grounding.
+    pub time: Duration,
+}
+
+/// A ground (propositional) game.
+///
+/// The state is the set of true fluents. Circuit inputs are: signal 0 (constant true), then one
+/// signal per fluent ([`GroundGame::fluent_signal`]), then one per move of each role in role
+/// order ([`GroundGame::move_signal`]). `legal`, `goals` and `terminal` read fluents only;
+/// `next` reads fluents and moves.
+#[derive(Clone, Debug, Serialize)]
+pub struct GroundGame {
+    /// The roles in the order of the description.
+    pub roles: Vec<Role>,
+    /// The fluents (arguments of `true`) that can occur.
+    pub fluents: Vec<GroundTerm>,
+    /// Fluents true in the initial state, ascending.
+    pub init: Vec<usize>,
+    /// The circuit.
+    pub circuit: Circuit,
+    /// `legal[r][m]`: when role `r` may play its move `m`.
+    pub legal: Vec<Vec<Lit>>,
+    /// `next[f]`: when fluent `f` holds in the next state.
+    pub next: Vec<Lit>,
+    /// `goals[r]`: `(value, condition)` pairs, values ascending and distinct.
+    pub goals: Vec<Vec<(u8, Lit)>>,
+    /// When the state is terminal.
+    pub terminal: Lit,
+    /// Sizes and time.
+    pub stats: GroundStats,
+    /// Warnings of the checker and of the grounder.
+    pub warnings: Vec<String>,
+}
+
+impl GroundGame {
+    /// The circuit signal of fluent `f`.
+    pub fn fluent_signal(&self, f: usize) -> u32 {
+        1 + f as u32
+    }
+
+    /// The circuit signal of move `m` of role `r`.
+    pub fn move_signal(&self, r: usize, m: usize) -> u32 {
+        let before: usize = self.roles[..r].iter().map(|x| x.moves.len()).sum();
+        (1 + self.fluents.len() + before + m) as u32
+    }
+
+    /// The total number of moves over all roles.
+    pub fn num_moves(&self) -> usize {
+        self.roles.iter().map(|r| r.moves.len()).sum()
+    }
+
+    /// The index of the fluent written as `t`.
+    pub fn find_fluent(&self, t: &GroundTerm) -> Option<usize> {
+        self.fluents.iter().position(|f| f == t)
+    }
+
+    /// The index of role `r`'s move written as `t`.
+    pub fn find_move(&self, r: usize, t: &GroundTerm) -> Option<usize> {
+        self.roles[r].moves.iter().position(|m| m == t)
+    }
+
+    /// The index of the role named `name` (case-insensitive).
+    pub fn find_role(&self, name: &str) -> Option<usize> {
+        let lower = name.to_ascii_lowercase();
+        self.roles.iter().position(|r| r.name.to_string() == lower)
+    }
+}
+
+/// A body literal of a ground rule before the circuit is built.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+enum RawLit {
+    /// A dynamic atom present in the relaxed model (relation, tuple index).
+    Pos(Sym, u32),
+    /// The negation of a dynamic atom, which may be absent from the relaxed model.
+    Neg(Sym, Box<[TermId]>),
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+struct Instance {
+    head: (Sym, u32),
+    body: Vec<RawLit>,
+}
+
+/// Grounds a checked description.
+pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundGame, Error> {
+    let started = Instant::now();
+    let deadline = opts.time_limit.map(|d| started + d);
+    let d = &desc.description;
+    let kw = d.keywords;
+    let source = &d.source;
+    let err_at = |kind: ErrorKind, span: Span, msg: String| Error::at(kind, source, span, msg);
+    let limit_error = |what: Abort| match what {
+        Abort::Deadline => Error::file(
+            ErrorKind::ResourceLimit,
+            source.name(),
+            format!(
+                "grounding stopped: time limit of {:.1} s reached",
+                opts.time_limit.unwrap_or_default().as_secs_f64()
+            ),
+        ),
+        Abort::Limit => Error::file(
+            ErrorKind::ResourceLimit,
+            source.name(),
+            format!(
+                "grounding stopped: more than {} ground atoms and rules",
+                opts.max_size
+            ),
+        ),
+    };
+
+    let mut store = TermStore::default();
+    let compiled: Vec<CRule> = desc
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| compile_rule(r, i, &mut store))
+        .collect();
+    // Split rule bodies into independent parts (auxiliary relations get fresh symbols).
+    let (crules, aux_preds) = decompose(compiled, d.symbols.len() as u32);
+    let mut stratum = desc.stratum.clone();
+    for r in &crules {
+        if let Some(&(_, orig)) = aux_preds.iter().find(|(p, _)| *p == r.head_pred) {
+            let s = stratum.get(&orig).copied().unwrap_or(0);
+            stratum.insert(r.head_pred, s);
+        }
+    }
+    let pred_name = |p: Sym| -> &str {
+        if (p.0 as usize) < d.symbols.len() {
+            d.symbols.name(p)
+        } else {
+            "(auxiliary relation)"
+        }
+    };
+
+    // Dynamic relations: those depending on `true` or `does`.
+    let mut dynamic: HashSet<Sym> = [kw.true_, kw.does].into_iter().collect();
+    loop {
+        let mut changed = false;
+        for r in &crules {
+            if !dynamic.contains(&r.head_pred)
+                && r.pos.iter().chain(&r.neg).any(|(p, _)| dynamic.contains(p))
+            {
+                dynamic.insert(r.head_pred);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for r in &crules {
+        if dynamic.contains(&r.head_pred) && (r.head_pred == kw.true_ || r.head_pred == kw.does) {
+            return Err(err_at(
+                ErrorKind::KeywordPlacement,
+                r.span,
+                "`true` and `does` cannot be rule heads".into(),
+            ));
+        }
+    }
+
+    // Static relations needed by the dynamic rules and the game keywords.
+    let mut needed: HashSet<Sym> = [kw.role, kw.init].into_iter().collect();
+    for k in [kw.legal, kw.next, kw.goal, kw.terminal] {
+        if !dynamic.contains(&k) {
+            needed.insert(k);
+        }
+    }
+    for r in crules.iter().filter(|r| dynamic.contains(&r.head_pred)) {
+        for (p, _) in r.pos.iter().chain(&r.neg) {
+            if !dynamic.contains(p) {
+                needed.insert(*p);
+            }
+        }
+    }
+    loop {
+        let mut changed = false;
+        for r in &crules {
+            if needed.contains(&r.head_pred) {
+                for (p, _) in r.pos.iter().chain(&r.neg) {
+                    changed |= needed.insert(*p);
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+
+    let mut rels: FxHashMap<Sym, Relation> = FxHashMap::default();
+    for (&p, &a) in &desc.arity {
+        rels.insert(p, Relation::new(a));
+    }
+    for r in crules
+        .iter()
+        .filter(|r| r.head_pred.0 as usize >= d.symbols.len())
+    {
+        rels.entry(r.head_pred)
+            .or_insert_with(|| Relation::new(r.head.len()));
+    }
+    for (p, a) in [
+        (kw.true_, 1),
+        (kw.does, 2),
+        (kw.init, 1),
+        (kw.next, 1),
+        (kw.legal, 2),
+        (kw.goal, 2),
+        (kw.terminal, 0),
+        (kw.role, 1),
+    ] {
+        rels.entry(p).or_insert_with(|| Relation::new(a));
+    }
+
+    // 1. Static relations, stratum by stratum, negation exact.
+    let mut by_stratum: Vec<(usize, usize)> = crules
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !dynamic.contains(&r.head_pred) && needed.contains(&r.head_pred))
+        .map(|(i, r)| (stratum.get(&r.head_pred).copied().unwrap_or(0), i))
+        .collect();
+    by_stratum.sort();
+    let mut budget = Budget {
+        used: 0,
+        max: opts.max_size,
+    };
+    let mut i = 0;
+    while i < by_stratum.len() {
+        let s = by_stratum[i].0;
+        let mut group = Vec::new();
+        while i < by_stratum.len() && by_stratum[i].0 == s {
+            group.push(by_stratum[i].1);
+            i += 1;
+        }
+        let heads: HashSet<Sym> = group.iter().map(|&r| crules[r].head_pred).collect();
+        for &r in &group {
+            if let Some((p, _)) = crules[r].neg.iter().find(|(p, _)| heads.contains(p)) {
+                return Err(err_at(
+                    ErrorKind::UnstratifiedNegation,
+                    crules[r].span,
+                    format!(
+                        "relation {} is defined through its own negation; symgame needs a stratified \
+                         description",
+                        pred_name(*p)
+                    ),
+                ));
+            }
+        }
+        let mut sink = StaticSink {
+            budget: &mut budget,
+        };
+        let mut ev = Evaluator {
+            store: &mut store,
+            rels: &mut rels,
+            deadline,
+            steps: 0,
+        };
+        ev.fixpoint(&crules, &group, &|_| true, &mut sink)
+            .map_err(limit_error)?;
+    }
+    let static_tuples: usize = rels
+        .iter()
+        .filter(|(p, _)| !dynamic.contains(p))
+        .map(|(_, r)| r.len() as usize)
+        .sum();
+
+    // Roles, in order of appearance.
+    let role_terms: Vec<TermId> = {
+        let rel = &rels[&kw.role];
+        (0..rel.len()).map(|i| rel.tuple(i)[0]).collect()
+    };
+    if role_terms.is_empty() {
+        return Err(Error::file(
+            ErrorKind::BadRole,
+            source.name(),
+            "the game has no role: add a fact such as (role white)",
+        ));
+    }
+
+    // 2. The relaxed fixpoint of the dynamic relations.
+    let mut all_rules = crules.clone();
+    let bridge = |head: Sym, body: Sym, arity: usize, store: &mut TermStore| -> CRule {
+        let vars: Vec<Pattern> = (0..arity as u32).map(Pattern::Var).collect();
+        let _ = store;
+        CRule {
+            head_pred: head,
+            head: vars.clone(),
+            pos: vec![(body, vars)],
+            neg: vec![],
+            distinct: vec![],
+            equal: vec![],
+            nvars: arity,
+            span: Span::default(),
+            origin: None,
+        }
+    };
+    all_rules.push(bridge(kw.true_, kw.init, 1, &mut store));
+    all_rules.push(bridge(kw.true_, kw.next, 1, &mut store));
+    all_rules.push(bridge(kw.does, kw.legal, 2, &mut store));
+    let dyn_rules: Vec<usize> = (0..all_rules.len())
+        .filter(|&i| i >= crules.len() || dynamic.contains(&all_rules[i].head_pred))
+        .collect();
+    let mut rec = Recorder {
+        dynamic: &dynamic,
+        instances: FxHashSet::default(),
+        origin: FxHashMap::default(),
+        budget: &mut budget,
+    };
+    {
+        let mut ev = Evaluator {
+            store: &mut store,
+            rels: &mut rels,
+            deadline,
+            steps: 0,
+        };
+        ev.fixpoint(&all_rules, &dyn_rules, &|p| !dynamic.contains(&p), &mut rec)
+            .map_err(limit_error)?;
+        if std::env::var_os("SYMGAME_DEBUG_GROUND").is_some() {
+            eprintln!(
+                "dynamic fixpoint: {} join steps, {} ground rules, {:?}",
+                ev.steps,
+                rec.instances.len(),
+                started.elapsed()
+            );
+        }
+    }
+    let mut instances: Vec<Instance> = rec.instances.into_iter().collect();
+    instances.sort();
+    let origin = rec.origin;
+    let dynamic_atoms: usize = rels
+        .iter()
+        .filter(|(p, _)| dynamic.contains(p))
+        .map(|(_, r)| r.len() as usize)
+        .sum();
+
+    // Inputs: fluents and moves.
+    let true_rel = &rels[&kw.true_];
+    let fluent_terms: Vec<TermId> = (0..true_rel.len()).map(|i| true_rel.tuple(i)[0]).collect();
+    let nf = fluent_terms.len() as u32;
+    let does_rel = &rels[&kw.does];
+    let mut moves: Vec<Vec<TermId>> = vec![Vec::new(); role_terms.len()];
+    let mut does_signal: Vec<Option<(usize, usize)>> = vec![None; does_rel.len() as usize];
+    let mut warnings: Vec<String> = desc.warnings.iter().map(|w| w.message.clone()).collect();
+    for i in 0..does_rel.len() {
+        let t = does_rel.tuple(i);
+        match role_terms.iter().position(|&r| r == t[0]) {
+            Some(r) => {
+                does_signal[i as usize] = Some((r, moves[r].len()));
+                moves[r].push(t[1]);
+            }
+            None => warnings.push(format!(
+                "legal moves for {}, which is not a role, are ignored",
+                display(&store, t[0], d)
+            )),
+        }
+    }
+    let move_base: Vec<u32> = moves
+        .iter()
+        .scan(1 + nf, |acc, m| {
+            let b = *acc;
+            *acc += m.len() as u32;
+            Some(b)
+        })
+        .collect();
+    let num_inputs = 1 + nf + moves.iter().map(|m| m.len() as u32).sum::<u32>();
+
+    // Provisional signals for the other dynamic atoms.
+    let mut atom_signal: FxHashMap<(Sym, u32), u32> = FxHashMap::default();
+    let mut atoms: Vec<(Sym, u32)> = Vec::new();
+    for inst in &instances {
+        atom_signal.entry(inst.head).or_insert_with(|| {
+            atoms.push(inst.head);
+            num_inputs + atoms.len() as u32 - 1
+        });
+    }
+    let signal_of = |p: Sym, i: u32| -> Lit {
+        if p == kw.true_ {
+            Lit::new(1 + i, false)
+        } else if p == kw.does {
+            match does_signal[i as usize] {
+                Some((r, m)) => Lit::new(move_base[r] + m as u32, false),
+                None => Lit::FALSE,
+            }
+        } else {
+            match atom_signal.get(&(p, i)) {
+                Some(&s) => Lit::new(s, false),
+                None => Lit::FALSE,
+            }
+        }
+    };
+    let mut defs: Vec<Vec<Vec<Lit>>> = vec![Vec::new(); atoms.len()];
+    for inst in &instances {
+        let a = (atom_signal[&inst.head] - num_inputs) as usize;
+        let mut body = Vec::with_capacity(inst.body.len());
+        for l in &inst.body {
+            match l {
+                RawLit::Pos(p, i) => body.push(signal_of(*p, *i)),
+                RawLit::Neg(p, t) => {
+                    if let Some(i) = rels[p].find(t) {
+                        body.push(!signal_of(*p, i));
+                    }
+                }
+            }
+        }
+        defs[a].push(body);
+    }
+    let ground_rules = instances.len();
+    drop(instances);
+
+    // Outputs, as provisional literals.
+    let lookup = |p: Sym, t: &[TermId]| -> Lit {
+        match rels[&p].find(t) {
+            None => Lit::FALSE,
+            Some(_) if !dynamic.contains(&p) => Lit::TRUE,
+            Some(i) => signal_of(p, i),
+        }
+    };
+    let legal: Vec<Vec<Lit>> = (0..role_terms.len())
+        .map(|r| {
+            moves[r]
+                .iter()
+                .map(|&m| lookup(kw.legal, &[role_terms[r], m]))
+                .collect()
+        })
+        .collect();
+    let next: Vec<Lit> = fluent_terms
+        .iter()
+        .map(|&f| lookup(kw.next, &[f]))
+        .collect();
+    let terminal = lookup(kw.terminal, &[]);
+    let mut goals: Vec<Vec<(u8, Lit)>> = vec![Vec::new(); role_terms.len()];
+    let goal_rel = &rels[&kw.goal];
+    for i in 0..goal_rel.len() {
+        let t = goal_rel.tuple(i);
+        let span = origin
+            .get(&(kw.goal, i))
+            .map(|&r| desc.rules[r].span)
+            .or_else(|| {
+                crules
+                    .iter()
+                    .find(|r| r.head_pred == kw.goal)
+                    .map(|r| r.span)
+            })
+            .unwrap_or_default();
+        let value = store
+            .as_const(t[1])
+            .and_then(|s| d.symbols.name(s).parse::<u8>().ok())
+            .filter(|&v| v <= 100);
+        let Some(value) = value else {
+            return Err(err_at(
+                ErrorKind::BadGoalValue,
+                span,
+                format!(
+                    "goal value {} is not an integer from 0 to 100",
+                    display(&store, t[1], d)
+                ),
+            ));
+        };
+        let Some(r) = role_terms.iter().position(|&r| r == t[0]) else {
+            warnings.push(format!(
+                "goal for {}, which is not a role, is ignored",
+                display(&store, t[0], d)
+            ));
+            continue;
+        };
+        goals[r].push((value, lookup(kw.goal, t)));
+    }
+
+    // 3. Simplify and build the circuit.
+    let mut simp = Simplifier {
+        base: num_inputs,
+        defs,
+        subst: (0..atoms.len() as u32)
+            .map(|a| Lit::new(num_inputs + a, false))
+            .collect(),
+    };
+    simp.run(deadline).map_err(limit_error)?;
+    let mut outputs: Vec<Lit> = Vec::new();
+    for l in legal.iter().flatten().chain(&next).chain([&terminal]) {
+        outputs.push(simp.resolve(*l));
+    }
+    for g in goals.iter().flatten() {
+        outputs.push(simp.resolve(g.1));
+    }
+    let (circuit, map) = simp.build(&outputs).map_err(|a| {
+        let (p, _) = atoms[a];
+        let span = origin
+            .get(&atoms[a])
+            .map(|&r| desc.rules[r].span)
+            .or_else(|| crules.iter().find(|r| r.head_pred == p).map(|r| r.span))
+            .unwrap_or_default();
+        err_at(
+            ErrorKind::UnstratifiedNegation,
+            span,
+            format!(
+                "the ground atoms of {} depend on their own negation (a cycle through `not`)",
+                pred_name(p)
+            ),
+        )
+    })?;
+    let mut fin = |l: Lit| -> Lit {
+        let l = simp.resolve(l);
+        if l.signal() >= num_inputs {
+            map[(l.signal() - num_inputs) as usize].xor(l.is_negated())
+        } else {
+            l
+        }
+    };
+    let legal: Vec<Vec<Lit>> = legal
+        .iter()
+        .map(|ls| ls.iter().map(|&l| fin(l)).collect::<Vec<Lit>>())
+        .collect();
+    let next: Vec<Lit> = next.iter().map(|&l| fin(l)).collect();
+    let terminal = fin(terminal);
+    let goals: Vec<Vec<(u8, Lit)>> = goals
+        .into_iter()
+        .map(|mut gs| {
+            gs.sort();
+            gs.into_iter()
+                .map(|(v, l)| (v, fin(l)))
+                .filter(|&(_, l)| l != Lit::FALSE)
+                .collect()
+        })
+        .collect();
+
+    let init_rel = &rels[&kw.init];
+    let mut init: Vec<usize> = (0..init_rel.len())
+        .filter_map(|i| true_rel.find(init_rel.tuple(i)).map(|f| f as usize))
+        .collect();
+    init.sort_unstable();
+
+    let roles: Vec<Role> = role_terms
+        .iter()
+        .zip(&moves)
+        .map(|(&r, ms)| Role {
+            name: store.to_ground(r, &d.symbols),
+            moves: ms.iter().map(|&m| store.to_ground(m, &d.symbols)).collect(),
+        })
+        .collect();
+    for (r, role) in roles.iter().enumerate() {
+        if role.moves.is_empty() {
+            warnings.push(format!("role {} has no legal move in any state", role.name));
+        }
+        if goals[r].is_empty() {
+            warnings.push(format!("role {} has no reachable goal", role.name));
+        }
+    }
+    let fluents: Vec<GroundTerm> = fluent_terms
+        .iter()
+        .map(|&f| store.to_ground(f, &d.symbols))
+        .collect();
+    let stats = GroundStats {
+        static_tuples,
+        dynamic_atoms,
+        ground_rules,
+        gates: circuit.gates.len(),
+        wires: circuit.num_wires(),
+        cyclic_blocks: circuit.blocks.iter().filter(|b| b.cyclic).count(),
+        time: started.elapsed(),
+    };
+    Ok(GroundGame {
+        roles,
+        fluents,
+        init,
+        circuit,
+        legal,
+        next,
+        goals,
+        terminal,
+        stats,
+        warnings,
+    })
+}
+
+fn display(store: &TermStore, t: TermId, d: &symgame_gdl::Description) -> String {
+    store.to_ground(t, &d.symbols).to_string()
+}
+
+/// A body item of a compiled rule, for decomposition.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Item {
+    Pos(usize),
+    Neg(usize),
+    Distinct(usize),
+    Equal(usize),
+}
+
+/// Splits rule bodies whose local variables (those not in the head) fall into several
+/// independent groups: each group becomes an auxiliary relation over the head variables it
+/// uses. Without this, a frame rule such as `next(cell x y m) <= true(cell x y m), does(a, ma),
+/// does(b, mb), differs(x, y, ma), differs(x, y, mb)` grounds to the product of both roles'
+/// moves instead of their sum. Returns the rules and, for each auxiliary relation, the head
+/// relation of the rule it came from.
+fn decompose(rules: Vec<CRule>, first_sym: u32) -> (Vec<CRule>, Vec<(Sym, Sym)>) {
+    let mut next = first_sym;
+    let mut out = Vec::with_capacity(rules.len());
+    let mut aux = Vec::new();
+    for r in rules {
+        match split_rule(&r, &mut next) {
+            Some(parts) => {
+                for p in &parts[..parts.len() - 1] {
+                    aux.push((p.head_pred, r.head_pred));
+                }
+                out.extend(parts);
+            }
+            None => out.push(r),
+        }
+    }
+    (out, aux)
+}
+
+fn split_rule(r: &CRule, next: &mut u32) -> Option<Vec<CRule>> {
+    let head_vars: HashSet<u32> = CRule::vars_of(&r.head).into_iter().collect();
+    let mut items: Vec<(Item, Vec<u32>)> = Vec::new();
+    for (i, (_, args)) in r.pos.iter().enumerate() {
+        items.push((Item::Pos(i), CRule::vars_of(args)));
+    }
+    for (i, (_, args)) in r.neg.iter().enumerate() {
+        items.push((Item::Neg(i), CRule::vars_of(args)));
+    }
+    for (i, (a, b)) in r.distinct.iter().enumerate() {
+        items.push((Item::Distinct(i), CRule::vars_of(&[a.clone(), b.clone()])));
+    }
+    for (i, (a, b)) in r.equal.iter().enumerate() {
+        items.push((Item::Equal(i), CRule::vars_of(&[a.clone(), b.clone()])));
+    }
+    // union-find over items sharing a local variable
+    let mut parent: Vec<usize> = (0..items.len()).collect();
+    fn find(p: &mut [usize], mut i: usize) -> usize {
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    let mut first: HashMap<u32, usize> = HashMap::new();
+    for (i, (_, vs)) in items.iter().enumerate() {
+        for v in vs.iter().filter(|v| !head_vars.contains(v)) {
+            match first.get(v) {
+                Some(&j) => {
+                    let (a, b) = (find(&mut parent, i), find(&mut parent, j));
+                    parent[a] = b;
+                }
+                None => {
+                    first.insert(*v, i);
+                }
+            }
+        }
+    }
+    let mut comps: Vec<Vec<usize>> = Vec::new();
+    let mut comp_of_root: HashMap<usize, usize> = HashMap::new();
+    let mut shared: Vec<usize> = Vec::new(); // items without local variables
+    for (i, (_, vs)) in items.iter().enumerate() {
+        if vs.iter().all(|v| head_vars.contains(v)) {
+            shared.push(i);
+            continue;
+        }
+        let root = find(&mut parent, i);
+        let c = *comp_of_root.entry(root).or_insert_with(|| {
+            comps.push(Vec::new());
+            comps.len() - 1
+        });
+        comps[c].push(i);
+    }
+    if comps.len() < 2 {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut main_items: Vec<Item> = shared.iter().map(|&i| items[i].0).collect();
+    let mut main_aux: Vec<(Sym, Vec<Pattern>)> = Vec::new();
+    for comp in &comps {
+        let mut hv: Vec<u32> = comp
+            .iter()
+            .flat_map(|&i| items[i].1.iter().copied())
+            .filter(|v| head_vars.contains(v))
+            .collect();
+        hv.sort_unstable();
+        hv.dedup();
+        let bound: HashSet<u32> = comp
+            .iter()
+            .filter(|&&i| matches!(items[i].0, Item::Pos(_)))
+            .flat_map(|&i| items[i].1.iter().copied())
+            .collect();
+        let mut body: Vec<Item> = comp.iter().map(|&i| items[i].0).collect();
+        for v in hv.iter().filter(|v| !bound.contains(v)) {
+            // bind it with a positive literal of the shared part
+            let binder = shared
+                .iter()
+                .find(|&&i| matches!(items[i].0, Item::Pos(_)) && items[i].1.contains(v))?;
+            if !body.contains(&items[*binder].0) {
+                body.push(items[*binder].0);
+            }
+        }
+        let sym = Sym(*next);
+        *next += 1;
+        let args: Vec<Pattern> = hv.iter().map(|&v| Pattern::Var(v)).collect();
+        out.push(rule_from_items(r, sym, args.clone(), &body));
+        main_aux.push((sym, args));
+    }
+    main_items.sort_by_key(|i| match i {
+        Item::Pos(k) => (0, *k),
+        Item::Neg(k) => (1, *k),
+        Item::Distinct(k) => (2, *k),
+        Item::Equal(k) => (3, *k),
+    });
+    let mut main = rule_from_items(r, r.head_pred, r.head.clone(), &main_items);
+    main.pos.extend(main_aux);
+    out.push(main);
+    Some(out)
+}
+
+fn rule_from_items(r: &CRule, head_pred: Sym, head: Vec<Pattern>, items: &[Item]) -> CRule {
+    let mut c = CRule {
+        head_pred,
+        head,
+        pos: vec![],
+        neg: vec![],
+        distinct: vec![],
+        equal: vec![],
+        nvars: r.nvars,
+        span: r.span,
+        origin: r.origin,
+    };
+    for it in items {
+        match *it {
+            Item::Pos(i) => c.pos.push(r.pos[i].clone()),
+            Item::Neg(i) => c.neg.push(r.neg[i].clone()),
+            Item::Distinct(i) => c.distinct.push(r.distinct[i].clone()),
+            Item::Equal(i) => c.equal.push(r.equal[i].clone()),
+        }
+    }
+    c
+}
+
+fn compile_rule(r: &symgame_gdl::NormalRule, origin: usize, store: &mut TermStore) -> CRule {
+    let mut vars = HashMap::new();
+    let head = r
+        .head
+        .args
+        .iter()
+        .map(|a| Pattern::compile(a, &mut vars, store))
+        .collect();
+    let mut pos = Vec::new();
+    let mut neg = Vec::new();
+    let mut distinct = Vec::new();
+    let mut equal = Vec::new();
+    for l in &r.body {
+        match l {
+            NormalLiteral::Pos(a) => pos.push((
+                a.pred,
+                a.args
+                    .iter()
+                    .map(|t| Pattern::compile(t, &mut vars, store))
+                    .collect(),
+            )),
+            NormalLiteral::Neg(a) => neg.push((
+                a.pred,
+                a.args
+                    .iter()
+                    .map(|t| Pattern::compile(t, &mut vars, store))
+                    .collect(),
+            )),
+            NormalLiteral::Distinct(a, b, _) => distinct.push((
+                Pattern::compile(a, &mut vars, store),
+                Pattern::compile(b, &mut vars, store),
+            )),
+            NormalLiteral::Equal(a, b, _) => equal.push((
+                Pattern::compile(a, &mut vars, store),
+                Pattern::compile(b, &mut vars, store),
+            )),
+        }
+    }
+    CRule {
+        head_pred: r.head.pred,
+        head,
+        pos,
+        neg,
+        distinct,
+        equal,
+        nvars: vars.len(),
+        span: r.span,
+        origin: Some(origin),
+    }
+}
+
+struct Budget {
+    used: usize,
+    max: usize,
+}
+
+impl Budget {
+    fn take(&mut self) -> bool {
+        self.used += 1;
+        self.used <= self.max
+    }
+}
+
+/// Inserts rule heads (static evaluation).
+struct StaticSink<'a> {
+    budget: &'a mut Budget,
+}
+
+impl Sink for StaticSink<'_> {
+    fn emit(
+        &mut self,
+        rule: &CRule,
+        env: &[u32],
+        _matched: &[u32],
+        store: &mut TermStore,
+        rels: &mut FxHashMap<Sym, Relation>,
+    ) -> bool {
+        let t: Vec<TermId> = rule
+            .head
+            .iter()
+            .map(|p| instantiate(p, env, store))
+            .collect();
+        let rel = rels.get_mut(&rule.head_pred).expect("relation exists");
+        if rel.insert(&t, store).1 {
+            return self.budget.take();
+        }
+        true
+    }
+}
+
+/// Inserts rule heads and records the ground rules (dynamic relaxed fixpoint).
+struct Recorder<'a> {
+    dynamic: &'a HashSet<Sym>,
+    instances: FxHashSet<Instance>,
+    /// For each dynamic atom, the first source rule that derived it (for error locations).
+    origin: FxHashMap<(Sym, u32), usize>,
+    budget: &'a mut Budget,
+}
+
+impl Sink for Recorder<'_> {
+    fn emit(
+        &mut self,
+        rule: &CRule,
+        env: &[u32],
+        matched: &[u32],
+        store: &mut TermStore,
+        rels: &mut FxHashMap<Sym, Relation>,
+    ) -> bool {
+        let t: Vec<TermId> = rule
+            .head
+            .iter()
+            .map(|p| instantiate(p, env, store))
+            .collect();
+        let (hi, new) = rels
+            .get_mut(&rule.head_pred)
+            .expect("relation exists")
+            .insert(&t, store);
+        if new && !self.budget.take() {
+            return false;
+        }
+        let Some(origin) = rule.origin else {
+            return true; // bridge rules carry no ground rule
+        };
+        self.origin.entry((rule.head_pred, hi)).or_insert(origin);
+        let mut body = Vec::new();
+        for ((p, _), &i) in rule.pos.iter().zip(matched) {
+            if self.dynamic.contains(p) {
+                body.push(RawLit::Pos(*p, i));
+            }
+        }
+        for (p, args) in &rule.neg {
+            if self.dynamic.contains(p) {
+                let t: Box<[TermId]> = args.iter().map(|a| instantiate(a, env, store)).collect();
+                body.push(RawLit::Neg(*p, t));
+            }
+        }
+        body.sort();
+        body.dedup();
+        let inst = Instance {
+            head: (rule.head_pred, hi),
+            body,
+        };
+        if self.instances.insert(inst) && !self.budget.take() {
+            return false;
+        }
+        true
+    }
+}
+
+/// Constant propagation, alias merging and circuit construction over the ground rules.
+struct Simplifier {
+    /// Signal of the first atom.
+    base: u32,
+    /// For each atom, its ground rule bodies (a disjunction of conjunctions).
+    defs: Vec<Vec<Vec<Lit>>>,
+    /// For each atom, what it has been replaced by (itself when not replaced).
+    subst: Vec<Lit>,
+}
+
+impl Simplifier {
+    fn atom(&self, l: Lit) -> Option<usize> {
+        (l.signal() >= self.base).then(|| (l.signal() - self.base) as usize)
+    }
+
+    /// `l` with replacements applied (compressing the replacement chains on the way).
+    fn resolve(&mut self, l: Lit) -> Lit {
+        let mut cur = l;
+        let mut path: Vec<(usize, bool)> = Vec::new();
+        while let Some(a) = self.atom(cur) {
+            let s = self.subst[a];
+            if s.signal() == cur.signal() {
+                break;
+            }
+            path.push((a, cur.is_negated()));
+            cur = s.xor(cur.is_negated());
+        }
+        if path.len() > 1 {
+            for &(a, neg) in &path {
+                self.subst[a] = cur.xor(neg);
+            }
+        }
+        cur
+    }
+
+    fn run(&mut self, deadline: Option<Instant>) -> Result<(), Abort> {
+        loop {
+            let mut changed = false;
+            for a in 0..self.defs.len() {
+                if a % 4096 == 0 && deadline.is_some_and(|d| Instant::now() > d) {
+                    return Err(Abort::Deadline);
+                }
+                if self.subst[a] != Lit::new(self.base + a as u32, false) {
+                    continue;
+                }
+                let me = Lit::new(self.base + a as u32, false);
+                let old = std::mem::take(&mut self.defs[a]);
+                let mut new: Vec<Vec<Lit>> = Vec::with_capacity(old.len());
+                let mut always = false;
+                'inst: for inst in old {
+                    let mut lits = Vec::with_capacity(inst.len());
+                    for l in inst {
+                        let l = self.resolve(l);
+                        match l.as_const() {
+                            Some(true) => {}
+                            Some(false) => continue 'inst,
+                            None if l == me => continue 'inst, // useless for a least fixpoint
+                            None => lits.push(l),
+                        }
+                    }
+                    lits.sort_unstable();
+                    lits.dedup();
+                    if lits.windows(2).any(|w| w[0] == !w[1]) {
+                        continue;
+                    }
+                    if lits.is_empty() {
+                        always = true;
+                        break;
+                    }
+                    new.push(lits);
+                }
+                if always {
+                    self.subst[a] = Lit::TRUE;
+                    changed = true;
+                    continue;
+                }
+                if new.is_empty() {
+                    self.subst[a] = Lit::FALSE;
+                    changed = true;
+                    continue;
+                }
+                new.sort();
+                new.dedup();
+                if new.len() == 1 && new[0].len() == 1 && new[0][0].signal() != me.signal() {
+                    self.subst[a] = new[0][0];
+                    changed = true;
+                    continue;
+                }
+                self.defs[a] = new;
+            }
+            if !changed {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Builds the circuit of the atoms that `outputs` depend on. Returns, for each atom, its
+    /// literal in the new circuit, or the atom of a negative ground cycle.
+    fn build(&mut self, outputs: &[Lit]) -> Result<(Circuit, Vec<Lit>), usize> {
+        let n = self.defs.len();
+        // Cone of influence, over resolved literals.
+        for a in 0..n {
+            if self.subst[a] == Lit::new(self.base + a as u32, false) {
+                let defs = std::mem::take(&mut self.defs[a]);
+                let defs: Vec<Vec<Lit>> = defs
+                    .into_iter()
+                    .map(|inst| inst.into_iter().map(|l| self.resolve(l)).collect())
+                    .collect();
+                self.defs[a] = defs;
+            } else {
+                self.defs[a].clear();
+            }
+        }
+        let mut live = vec![false; n];
+        let mut stack: Vec<usize> = outputs.iter().filter_map(|&l| self.atom(l)).collect();
+        while let Some(a) = stack.pop() {
+            if live[a] {
+                continue;
+            }
+            live[a] = true;
+            for inst in &self.defs[a] {
+                stack.extend(inst.iter().filter_map(|&l| self.atom(l)));
+            }
+        }
+        // Strongly connected components (iterative Tarjan); emitted dependencies first.
+        let mut index = vec![u32::MAX; n];
+        let mut low = vec![0u32; n];
+        let mut on_stack = vec![false; n];
+        let mut stack = Vec::new();
+        let mut sccs: Vec<Vec<usize>> = Vec::new();
+        let mut next_index = 0u32;
+        let succ = |defs: &Vec<Vec<Vec<Lit>>>, a: usize| -> Vec<usize> {
+            let mut v: Vec<usize> = defs[a]
+                .iter()
+                .flatten()
+                .filter(|l| l.signal() >= self.base)
+                .map(|l| (l.signal() - self.base) as usize)
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        for root in 0..n {
+            if !live[root] || index[root] != u32::MAX {
+                continue;
+            }
+            let mut work: Vec<(usize, Vec<usize>, usize)> = vec![(root, succ(&self.defs, root), 0)];
+            index[root] = next_index;
+            low[root] = next_index;
+            next_index += 1;
+            stack.push(root);
+            on_stack[root] = true;
+            while let Some((v, ss, pos)) = work.last_mut() {
+                let v = *v;
+                if *pos < ss.len() {
+                    let w = ss[*pos];
+                    *pos += 1;
+                    if index[w] == u32::MAX {
+                        index[w] = next_index;
+                        low[w] = next_index;
+                        next_index += 1;
+                        stack.push(w);
+                        on_stack[w] = true;
+                        let sw = succ(&self.defs, w);
+                        work.push((w, sw, 0));
+                    } else if on_stack[w] {
+                        low[v] = low[v].min(index[w]);
+                    }
+                } else {
+                    work.pop();
+                    if let Some((u, _, _)) = work.last() {
+                        low[*u] = low[*u].min(low[v]);
+                    }
+                    if low[v] == index[v] {
+                        let mut comp = Vec::new();
+                        loop {
+                            let w = stack.pop().expect("tarjan stack");
+                            on_stack[w] = false;
+                            comp.push(w);
+                            if w == v {
+                                break;
+                            }
+                        }
+                        comp.sort_unstable();
+                        sccs.push(comp);
+                    }
+                }
+            }
+        }
+        // Emit gates.
+        let mut map = vec![Lit::FALSE; n];
+        for (m, s) in map.iter_mut().zip(&self.subst) {
+            if let Some(c) = s.as_const() {
+                *m = if c { Lit::TRUE } else { Lit::FALSE };
+            }
+        }
+        let mut comp_of = vec![usize::MAX; n];
+        for (ci, comp) in sccs.iter().enumerate() {
+            for &a in comp {
+                comp_of[a] = ci;
+            }
+        }
+        let mut circuit = Circuit {
+            num_inputs: self.base,
+            gates: Vec::new(),
+            blocks: Vec::new(),
+        };
+        for (ci, comp) in sccs.iter().enumerate() {
+            let cyclic = comp.len() > 1 || succ(&self.defs, comp[0]).contains(&comp[0]);
+            if cyclic {
+                for &a in comp {
+                    for l in self.defs[a].iter().flatten() {
+                        if l.is_negated() && self.atom(*l).is_some_and(|b| comp_of[b] == ci) {
+                            return Err(a);
+                        }
+                    }
+                }
+            }
+            // Reserve signals: one And per multi-literal body when there are several, then the
+            // atom's own gate last.
+            let start = circuit.gates.len();
+            let mut next_gate = start;
+            let mut plan: Vec<(usize, usize)> = Vec::new(); // (atom, its gate)
+            for &a in comp {
+                let bodies = &self.defs[a];
+                let extra = if bodies.len() == 1 {
+                    0
+                } else {
+                    bodies.iter().filter(|b| b.len() > 1).count()
+                };
+                next_gate += extra;
+                plan.push((a, next_gate));
+                map[a] = Lit::new(self.base + next_gate as u32, false);
+                next_gate += 1;
+            }
+            let base = self.base;
+            let remap = |l: Lit, map: &[Lit]| -> Lit {
+                if l.signal() >= base {
+                    map[(l.signal() - base) as usize].xor(l.is_negated())
+                } else {
+                    l
+                }
+            };
+            for &(a, _) in &plan {
+                let bodies = &self.defs[a];
+                if bodies.len() == 1 {
+                    let ls = bodies[0].iter().map(|&l| remap(l, &map)).collect();
+                    circuit.gates.push(Gate::And(ls));
+                    continue;
+                }
+                let mut ors = Vec::with_capacity(bodies.len());
+                for b in bodies {
+                    if b.len() == 1 {
+                        ors.push(remap(b[0], &map));
+                    } else {
+                        let ls = b.iter().map(|&l| remap(l, &map)).collect();
+                        ors.push(Lit::new(base + circuit.gates.len() as u32, false));
+                        circuit.gates.push(Gate::And(ls));
+                    }
+                }
+                circuit.gates.push(Gate::Or(ors));
+            }
+            debug_assert_eq!(circuit.gates.len(), next_gate);
+            circuit.blocks.push(Block {
+                start: start as u32,
+                end: circuit.gates.len() as u32,
+                cyclic,
+            });
+        }
+        // merge consecutive acyclic blocks
+        let mut merged: Vec<Block> = Vec::new();
+        for b in circuit.blocks.drain(..) {
+            match merged.last_mut() {
+                Some(m) if !m.cyclic && !b.cyclic => m.end = b.end,
+                _ => merged.push(b),
+            }
+        }
+        circuit.blocks = merged;
+        Ok((circuit, map))
+    }
+}
