@@ -25,17 +25,17 @@ def limit(gib):
     return apply
 
 
-LOCATED = re.compile(r"^error: .+?:\d+:\d+: ")
+LOCATED = re.compile(r"^(error|stopped): .+?:\d+:\d+: ")
 
 
 def run_one(binary, path, seconds, gib):
     started = time.monotonic()
     cmd = [binary, "info", "--json", "--time-limit", str(seconds), path]
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 5,
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 15,
                            preexec_fn=limit(gib))
     except subprocess.TimeoutExpired:
-        return {"status": "HANG", "detail": f"no answer within {seconds + 5} s"}
+        return {"status": "HANG", "detail": f"no answer within {seconds + 15} s"}
     wall = time.monotonic() - started
     err = p.stderr.strip().splitlines()
     first = err[0] if err else ""
@@ -46,7 +46,8 @@ def run_one(binary, path, seconds, gib):
         kind = "located error" if LOCATED.match(first) else "error"
         return {"status": kind, "wall": wall, "detail": first}
     if p.returncode == 3:
-        return {"status": "limit", "wall": wall, "detail": first}
+        kind = "located limit" if LOCATED.match(first) else "limit"
+        return {"status": kind, "wall": wall, "detail": first}
     return {"status": "CRASH", "wall": wall, "detail": f"exit {p.returncode}: {first or '(no message)'}"}
 
 
@@ -69,7 +70,7 @@ def main():
         print(f"{g:45} {r['status']:14} {r.get('wall', 0):7.2f} s  {r.get('detail', '')}",
               file=sys.stderr)
     ok = counts.get("ok", 0)
-    bad = sum(v for k, v in counts.items() if k in ("HANG", "CRASH", "error"))
+    bad = sum(v for k, v in counts.items() if k in ("HANG", "CRASH", "error", "limit"))
     lines = [
         "# Corpus conformance",
         "",

@@ -146,3 +146,27 @@ fn ground_terms_print_and_parse_back() {
     assert!(GroundTerm::parse("(cell 1").is_err());
     assert!(GroundTerm::parse("(cell ?x)").is_err());
 }
+
+#[test]
+fn a_grounding_time_limit_is_a_located_resource_error() {
+    // 9^8 static tuples: far more than a tenth of a second
+    let text = "(role p) (n 1) (n 2) (n 3) (n 4) (n 5) (n 6) (n 7) (n 8) (n 9)
+(<= (big ?a ?b ?c ?d ?e ?f ?g ?h) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e) (n ?f) (n ?g) (n ?h))
+(init (s 1))
+(<= (legal p go) (true (s 1)) (big 1 2 3 4 5 6 7 ?x))
+(<= (next (s 2)) (does p go))
+(<= terminal (true (s 2)))
+(<= (goal p 100) (true (s 2)))";
+    let desc = symgame_gdl::check(
+        symgame_gdl::parse(symgame_gdl::Source::new("big.kif", text)).expect("parses"),
+    )
+    .expect("checks");
+    let opts = symgame_ground::GroundOptions {
+        time_limit: Some(std::time::Duration::from_millis(100)),
+        ..Default::default()
+    };
+    let err = symgame_ground::ground(&desc, &opts).expect_err("stops");
+    assert_eq!(err.kind(), symgame_gdl::ErrorKind::ResourceLimit);
+    assert_eq!(err.position(), Some((2, 1)), "{err}");
+    assert!(err.message().contains("time limit"), "{err}");
+}

@@ -457,8 +457,10 @@ pub(crate) trait Sink {
 /// Why an evaluation stopped early.
 #[derive(Debug)]
 pub(crate) enum Abort {
-    Deadline,
-    Limit,
+    /// The deadline passed, while evaluating the rule at this place if known.
+    Deadline(Option<Span>),
+    /// The size limit was reached, while evaluating the rule at this place.
+    Limit(Option<Span>),
 }
 
 pub(crate) struct Evaluator<'a> {
@@ -479,12 +481,12 @@ struct JoinState {
 }
 
 impl Evaluator<'_> {
-    fn tick(&mut self) -> Result<(), Abort> {
+    fn tick(&mut self, span: Span) -> Result<(), Abort> {
         self.steps += 1;
         if self.steps & 0xFFF == 0 {
             if let Some(d) = self.deadline {
                 if Instant::now() > d {
-                    return Err(Abort::Deadline);
+                    return Err(Abort::Deadline(Some(span)));
                 }
             }
         }
@@ -559,10 +561,10 @@ impl Evaluator<'_> {
         js: &mut JoinState,
         sink: &mut dyn Sink,
     ) -> Result<(), Abort> {
-        self.tick()?;
+        self.tick(rule.span)?;
         let Some(step) = steps.get(at) else {
             if !sink.emit(rule, &js.env, &js.matched, self.store, self.rels) {
-                return Err(Abort::Limit);
+                return Err(Abort::Limit(Some(rule.span)));
             }
             return Ok(());
         };

@@ -151,23 +151,32 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
     let kw = d.keywords;
     let source = &d.source;
     let err_at = |kind: ErrorKind, span: Span, msg: String| Error::at(kind, source, span, msg);
-    let limit_error = |what: Abort| match what {
-        Abort::Deadline => Error::file(
-            ErrorKind::ResourceLimit,
-            source.name(),
-            format!(
-                "grounding stopped: time limit of {:.1} s reached",
-                opts.time_limit.unwrap_or_default().as_secs_f64()
+    let limit_error = |what: Abort| {
+        let (span, msg) = match what {
+            Abort::Deadline(span) => (
+                span,
+                format!(
+                    "grounding stopped: time limit of {:.1} s reached",
+                    opts.time_limit.unwrap_or_default().as_secs_f64()
+                ),
             ),
-        ),
-        Abort::Limit => Error::file(
-            ErrorKind::ResourceLimit,
-            source.name(),
-            format!(
-                "grounding stopped: more than {} ground atoms and rules",
-                opts.max_size
+            Abort::Limit(span) => (
+                span,
+                format!(
+                    "grounding stopped: more than {} ground atoms and rules",
+                    opts.max_size
+                ),
             ),
-        ),
+        };
+        match span {
+            Some(span) => Error::at(
+                ErrorKind::ResourceLimit,
+                source,
+                span,
+                format!("{msg} while grounding this rule"),
+            ),
+            None => Error::file(ErrorKind::ResourceLimit, source.name(), msg),
+        }
     };
 
     let mut store = TermStore::default();
@@ -317,6 +326,9 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
         };
         ev.fixpoint(&crules, &group, &|_| true, &mut sink)
             .map_err(limit_error)?;
+    }
+    if std::env::var_os("SYMGAME_DEBUG_GROUND").is_some() {
+        eprintln!("static phase: {:?}", started.elapsed());
     }
     let static_tuples: usize = rels
         .iter()
@@ -656,17 +668,102 @@ fn decompose(rules: Vec<CRule>, first_sym: u32) -> (Vec<CRule>, Vec<(Sym, Sym)>)
     let mut out = Vec::with_capacity(rules.len());
     let mut aux = Vec::new();
     for r in rules {
-        match split_rule(&r, &mut next) {
-            Some(parts) => {
-                for p in &parts[..parts.len() - 1] {
-                    aux.push((p.head_pred, r.head_pred));
+        let parts = split_rule(&r, &mut next).unwrap_or_else(|| vec![r.clone()]);
+        for part in parts {
+            let chain = project_chain(&part, &mut next);
+            for c in chain {
+                if c.head_pred != r.head_pred {
+                    aux.push((c.head_pred, r.head_pred));
                 }
-                out.extend(parts);
+                out.push(c);
             }
-            None => out.push(r),
         }
     }
     (out, aux)
+}
+
+/// Cuts a rule body, in source order, after each prefix of two or more positive literals at
+/// which some variable is no longer needed: the prefix becomes an auxiliary relation over the
+/// variables still needed (a projection). `total <= g1(a), g2(b), sum(a,b,s), g3(c),
+/// sum(s,c,t)` then grounds to |a|·|b| + |s|·|c| rules instead of |a|·|b|·|c|.
+fn project_chain(r: &CRule, next: &mut u32) -> Vec<CRule> {
+    if r.pos.len() < 3 {
+        return vec![r.clone()];
+    }
+    let head_vars: HashSet<u32> = CRule::vars_of(&r.head).into_iter().collect();
+    let vars_of_item = |it: Item| -> Vec<u32> {
+        match it {
+            Item::Pos(i) => CRule::vars_of(&r.pos[i].1),
+            Item::Neg(i) => CRule::vars_of(&r.neg[i].1),
+            Item::Distinct(i) => {
+                CRule::vars_of(&[r.distinct[i].0.clone(), r.distinct[i].1.clone()])
+            }
+            Item::Equal(i) => CRule::vars_of(&[r.equal[i].0.clone(), r.equal[i].1.clone()]),
+        }
+    };
+    let mut rest: Vec<Item> = (0..r.neg.len())
+        .map(Item::Neg)
+        .chain((0..r.distinct.len()).map(Item::Distinct))
+        .chain((0..r.equal.len()).map(Item::Equal))
+        .collect();
+    let mut out = Vec::new();
+    // the current prefix: its items, the auxiliary literal standing for the earlier prefix
+    let mut prefix: Vec<Item> = Vec::new();
+    let mut carried: Option<(Sym, Vec<Pattern>)> = None;
+    let mut bound: HashSet<u32> = HashSet::new();
+    let mut npos = 0;
+    for k in 0..r.pos.len() {
+        prefix.push(Item::Pos(k));
+        npos += 1;
+        bound.extend(vars_of_item(Item::Pos(k)));
+        // attach the constraints whose variables are all bound now
+        let (now, later): (Vec<Item>, Vec<Item>) = rest.into_iter().partition(|&it| {
+            !matches!(it, Item::Equal(_)) && vars_of_item(it).iter().all(|v| bound.contains(v))
+        });
+        prefix.extend(now);
+        rest = later;
+        if k + 1 == r.pos.len() || npos < 2 {
+            continue;
+        }
+        let mut needed: HashSet<u32> = head_vars.clone();
+        for it in (k + 1..r.pos.len())
+            .map(Item::Pos)
+            .chain(rest.iter().copied())
+        {
+            needed.extend(vars_of_item(it));
+        }
+        let mut live: Vec<u32> = bound
+            .iter()
+            .copied()
+            .filter(|v| needed.contains(v))
+            .collect();
+        if live.len() == bound.len() {
+            continue;
+        }
+        live.sort_unstable();
+        let sym = Sym(*next);
+        *next += 1;
+        let args: Vec<Pattern> = live.iter().map(|&v| Pattern::Var(v)).collect();
+        let mut aux = rule_from_items(r, sym, args.clone(), &prefix);
+        if let Some(c) = carried.take() {
+            aux.pos.insert(0, c);
+        }
+        out.push(aux);
+        carried = Some((sym, args));
+        prefix.clear();
+        bound = live.into_iter().collect();
+        npos = 1;
+    }
+    if out.is_empty() {
+        return vec![r.clone()];
+    }
+    prefix.extend(rest);
+    let mut last = rule_from_items(r, r.head_pred, r.head.clone(), &prefix);
+    if let Some(c) = carried {
+        last.pos.insert(0, c);
+    }
+    out.push(last);
+    out
 }
 
 fn split_rule(r: &CRule, next: &mut u32) -> Option<Vec<CRule>> {
@@ -981,7 +1078,7 @@ impl Simplifier {
             let mut changed = false;
             for a in 0..self.defs.len() {
                 if a % 4096 == 0 && deadline.is_some_and(|d| Instant::now() > d) {
-                    return Err(Abort::Deadline);
+                    return Err(Abort::Deadline(None));
                 }
                 if self.subst[a] != Lit::new(self.base + a as u32, false) {
                     continue;
