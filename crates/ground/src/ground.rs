@@ -670,6 +670,7 @@ fn decompose(rules: Vec<CRule>, first_sym: u32) -> (Vec<CRule>, Vec<(Sym, Sym)>)
     for r in rules {
         let parts = split_rule(&r, &mut next).unwrap_or_else(|| vec![r.clone()]);
         for part in parts {
+            let part = project_singletons(part, &mut next, &mut out, &mut aux, r.head_pred);
             let chain = project_chain(&part, &mut next);
             for c in chain {
                 if c.head_pred != r.head_pred {
@@ -680,6 +681,56 @@ fn decompose(rules: Vec<CRule>, first_sym: u32) -> (Vec<CRule>, Vec<(Sym, Sym)>)
         }
     }
     (out, aux)
+}
+
+/// Replaces each positive literal that has variables used nowhere else in the rule by an
+/// auxiliary relation over its other variables: `next(loc x y s) <= true(loc x y s),
+/// does(p, play(x1, y1, x2, y2, x3, y3)), differs(x, y, x1, y1)` then grounds per source square
+/// instead of per move.
+fn project_singletons(
+    mut r: CRule,
+    next: &mut u32,
+    out: &mut Vec<CRule>,
+    aux: &mut Vec<(Sym, Sym)>,
+    orig: Sym,
+) -> CRule {
+    if r.pos.len() < 2 {
+        return r;
+    }
+    let mut count: HashMap<u32, usize> = HashMap::new();
+    let mut add = |vs: Vec<u32>| {
+        let mut vs = vs;
+        vs.sort_unstable();
+        vs.dedup();
+        for v in vs {
+            *count.entry(v).or_default() += 1;
+        }
+    };
+    add(CRule::vars_of(&r.head));
+    for (_, args) in r.pos.iter().chain(&r.neg) {
+        add(CRule::vars_of(args));
+    }
+    for (a, b) in r.distinct.iter().chain(&r.equal) {
+        add(CRule::vars_of(&[a.clone(), b.clone()]));
+    }
+    for k in 0..r.pos.len() {
+        let mut vs = CRule::vars_of(&r.pos[k].1);
+        vs.sort_unstable();
+        vs.dedup();
+        if !vs.iter().any(|v| count[v] == 1) {
+            continue;
+        }
+        let keep: Vec<u32> = vs.iter().copied().filter(|v| count[v] > 1).collect();
+        let sym = Sym(*next);
+        *next += 1;
+        let args: Vec<Pattern> = keep.iter().map(|&v| Pattern::Var(v)).collect();
+        let mut a = rule_from_items(&r, sym, args.clone(), &[Item::Pos(k)]);
+        a.origin = r.origin;
+        out.push(a);
+        aux.push((sym, orig));
+        r.pos[k] = (sym, args);
+    }
+    r
 }
 
 /// Cuts a rule body, in source order, after each prefix of two or more positive literals at
@@ -712,7 +763,43 @@ fn project_chain(r: &CRule, next: &mut u32) -> Vec<CRule> {
     let mut carried: Option<(Sym, Vec<Pattern>)> = None;
     let mut bound: HashSet<u32> = HashSet::new();
     let mut npos = 0;
-    for k in 0..r.pos.len() {
+    // Greedy elimination order: next the literal that kills the most variables for the fewest
+    // new ones (ties in source order).
+    let order: Vec<usize> = {
+        let other_vars: Vec<u32> = rest.iter().flat_map(|&it| vars_of_item(it)).collect();
+        let mut remaining: Vec<usize> = (0..r.pos.len()).collect();
+        let mut seen: HashSet<u32> = HashSet::new();
+        let mut order = Vec::new();
+        while !remaining.is_empty() {
+            let mut best: Option<(i64, usize)> = None;
+            for (pos_in_rem, &k) in remaining.iter().enumerate() {
+                let vk = vars_of_item(Item::Pos(k));
+                let new = vk.iter().filter(|v| !seen.contains(v)).count() as i64;
+                let mut after: HashSet<u32> = seen.clone();
+                after.extend(vk.iter().copied());
+                let dying = after
+                    .iter()
+                    .filter(|v| {
+                        !head_vars.contains(v)
+                            && !other_vars.contains(v)
+                            && !remaining
+                                .iter()
+                                .any(|&j| j != k && vars_of_item(Item::Pos(j)).contains(v))
+                    })
+                    .count() as i64;
+                let score = new - 2 * dying;
+                if best.is_none_or(|(b, _)| score < b) {
+                    best = Some((score, pos_in_rem));
+                }
+            }
+            let (_, i) = best.expect("a literal remains");
+            let k = remaining.remove(i);
+            seen.extend(vars_of_item(Item::Pos(k)));
+            order.push(k);
+        }
+        order
+    };
+    for (n, &k) in order.iter().enumerate() {
         prefix.push(Item::Pos(k));
         npos += 1;
         bound.extend(vars_of_item(Item::Pos(k)));
@@ -722,12 +809,13 @@ fn project_chain(r: &CRule, next: &mut u32) -> Vec<CRule> {
         });
         prefix.extend(now);
         rest = later;
-        if k + 1 == r.pos.len() || npos < 2 {
+        if n + 1 == r.pos.len() || npos < 2 {
             continue;
         }
         let mut needed: HashSet<u32> = head_vars.clone();
-        for it in (k + 1..r.pos.len())
-            .map(Item::Pos)
+        for it in order[n + 1..]
+            .iter()
+            .map(|&j| Item::Pos(j))
             .chain(rest.iter().copied())
         {
             needed.extend(vars_of_item(it));
