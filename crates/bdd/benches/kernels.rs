@@ -1,1 +1,138 @@
-fn main(){}
+//! Kernel benchmarks, per backend: building an n-queens BDD (many `and`/`and_not` on a
+//! growing BDD), and one image step `rename(exists x. S(x) & T(x, x'), x' -> x)` on a random
+//! guarded-update relation with interleaved variables (the inner loop of symbolic search).
+//!
+//! Run with `cargo bench -p symgame-bdd --bench kernels`.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig, OxiddEngine, VarSet};
+
+/// The n-queens constraint over `n * n` variables (one per square).
+fn queens<E: BddEngine>(e: &E, n: u32) -> E::Bdd {
+    let q = |r: u32, c: u32| e.var(r * n + c);
+    let mut f = e.constant(true);
+    for r in 0..n {
+        let mut row = e.constant(false);
+        for c in 0..n {
+            row = e.or(&row, &q(r, c)).unwrap();
+            // No other queen attacks (r, c) from a later square.
+            let mut free = e.constant(true);
+            for r2 in r..n {
+                for c2 in 0..n {
+                    if (r2, c2) <= (r, c) {
+                        continue;
+                    }
+                    let attacks = r2 == r || c2 == c || r2 + c == c2 + r || r2 + c2 == r + c;
+                    if attacks {
+                        free = e.and_not(&free, &q(r2, c2)).unwrap();
+                    }
+                }
+            }
+            let clause = e.imp(&q(r, c), &free).unwrap();
+            f = e.and(&f, &clause).unwrap();
+        }
+        f = e.and(&f, &row).unwrap();
+    }
+    f
+}
+
+/// A tiny deterministic generator (no extra dependency).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A random relation over `bits` state bits (current `x_i` at `2i`, next at `2i + 1`): a
+/// union of `rules` guarded updates, each testing 3 bits, setting 2 bits and framing the
+/// rest; and a random state set (a union of `cubes` cubes over 5 bits each).
+fn random_system<E: BddEngine>(e: &E, bits: u32, rules: u32, cubes: u32) -> (E::Bdd, E::Bdd) {
+    let mut rng = Lcg(0x5eed);
+    let mut trans = e.constant(false);
+    for _ in 0..rules {
+        let mut lits = Vec::new();
+        for _ in 0..3 {
+            lits.push((2 * rng.below(u64::from(bits)) as u32, rng.below(2) == 1));
+        }
+        let mut set = vec![None; bits as usize];
+        for _ in 0..2 {
+            set[rng.below(u64::from(bits)) as usize] = Some(rng.below(2) == 1);
+        }
+        let mut rule = e.cube(&lits).unwrap();
+        for i in (0..bits).rev() {
+            let next = match set[i as usize] {
+                Some(v) => e.literal(2 * i + 1, v),
+                None => e.iff(&e.var(2 * i + 1), &e.var(2 * i)).unwrap(),
+            };
+            rule = e.and(&rule, &next).unwrap();
+        }
+        trans = e.or(&trans, &rule).unwrap();
+    }
+    let mut states = e.constant(false);
+    for _ in 0..cubes {
+        let lits: Vec<(u32, bool)> = (0..5)
+            .map(|_| (2 * rng.below(u64::from(bits)) as u32, rng.below(2) == 1))
+            .collect();
+        states = e.or(&states, &e.cube(&lits).unwrap()).unwrap();
+    }
+    (states, trans)
+}
+
+fn image<E: BddEngine>(e: &E, states: &E::Bdd, trans: &E::Bdd, bits: u32) -> E::Bdd {
+    let current: VarSet = (0..bits).map(|i| 2 * i).collect();
+    let to_current: Vec<(u32, u32)> = (0..bits).map(|i| (2 * i + 1, 2 * i)).collect();
+    let img = e.and_exists(states, trans, &current).unwrap();
+    e.rename(&img, &to_current).unwrap()
+}
+
+fn bench_engine<E: BddEngine>(c: &mut Criterion, name: &str) {
+    // A fresh engine per iteration (built untimed), so that oxidd's apply cache does not
+    // turn repeated iterations into cache hits.
+    let cfg = EngineConfig {
+        threads: 1,
+        node_capacity: 1 << 22,
+        cache_capacity: 1 << 20,
+    };
+    c.bench_function(&format!("queens7/{name}"), |b| {
+        b.iter_batched(
+            || E::new(49, &cfg).unwrap(),
+            |e| black_box(e.node_count(&queens(&e, 7))),
+            BatchSize::PerIteration,
+        )
+    });
+    let bits = 24;
+    c.bench_function(&format!("image24/{name}"), |b| {
+        b.iter_batched(
+            || {
+                let e = E::new(2 * bits, &cfg).unwrap();
+                let (states, trans) = random_system(&e, bits, 12, 16);
+                (e, states, trans)
+            },
+            |(e, states, trans)| black_box(e.node_count(&image(&e, &states, &trans, bits))),
+            BatchSize::PerIteration,
+        )
+    });
+}
+
+fn kernels(c: &mut Criterion) {
+    bench_engine::<BiodivineEngine>(c, "biodivine");
+    bench_engine::<OxiddEngine>(c, "oxidd");
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(10);
+    targets = kernels
+}
+criterion_main!(benches);

@@ -1,0 +1,466 @@
+//! [`BddEngine`] over `oxidd`: a shared, multi-threaded node table with a fixed capacity.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::hash::BuildHasherDefault;
+use std::sync::{Arc, Mutex};
+
+use num_bigint::BigUint;
+use oxidd::bdd::{BDDFunction, BDDManagerRef};
+use oxidd::util::{AllocResult, FxHasher, OptBool, SatCountCache};
+use oxidd::{
+    BooleanFunction, BooleanFunctionQuant, BooleanOperator, Function, FunctionSubst, HasLevel,
+    InnerNode, Manager, ManagerRef, Node, NodeID, Subst,
+};
+
+use crate::{
+    check_rename_pairs, Backend, BddEngine, BddError, BddNodes, BddResult, EngineConfig,
+    EngineStats, Var, VarSet,
+};
+
+type FxBuild = BuildHasherDefault<FxHasher>;
+
+/// Substitutions keyed by their (sorted, non-identity) rename pairs.
+type SubstCache = HashMap<Vec<(Var, Var)>, Arc<Subst<BDDFunction>>, FxBuild>;
+
+/// Cached quantification cubes / substitutions are dropped when a cache grows past this.
+const SMALL_CACHE_LIMIT: usize = 256;
+
+/// The oxidd engine: one manager (unique table, apply cache, worker threads, a garbage
+/// collection thread) with variables `0..num_vars` at levels `0..num_vars`.
+pub struct OxiddEngine {
+    manager: BDDManagerRef,
+    num_vars: u32,
+    node_capacity: usize,
+    f: BDDFunction,
+    t: BDDFunction,
+    pos: Vec<BDDFunction>,
+    neg: Vec<BDDFunction>,
+    /// Quantification cubes (conjunctions of positive literals) per variable set.
+    cubes: Mutex<HashMap<VarSet, BDDFunction, FxBuild>>,
+    /// Substitutions per rename mapping: reusing one keeps its apply-cache id, so later
+    /// renames hit results cached by earlier ones.
+    substs: Mutex<SubstCache>,
+}
+
+impl fmt::Debug for OxiddEngine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OxiddEngine")
+            .field("num_vars", &self.num_vars)
+            .field("node_capacity", &self.node_capacity)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An oxidd BDD handle (a reference-counted edge into the engine's node table). `==`
+/// compares functions (canonical edges).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct OxiddBdd(BDDFunction);
+
+impl fmt::Debug for OxiddBdd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.valid() {
+            write!(f, "OxiddBdd(true)")
+        } else if !self.0.satisfiable() {
+            write!(f, "OxiddBdd(false)")
+        } else {
+            write!(f, "OxiddBdd({} nodes)", self.0.node_count())
+        }
+    }
+}
+
+impl OxiddEngine {
+    fn oom(&self) -> BddError {
+        BddError::OutOfMemory {
+            backend: Backend::Oxidd,
+            node_capacity: self.node_capacity,
+        }
+    }
+
+    /// Run `op`; if the node table is full, collect garbage and try once more.
+    fn retry<T>(&self, op: impl Fn() -> AllocResult<T>) -> BddResult<T> {
+        match op() {
+            Ok(x) => Ok(x),
+            Err(_) => {
+                self.gc();
+                op().map_err(|_| self.oom())
+            }
+        }
+    }
+
+    fn wrap(&self, op: impl Fn() -> AllocResult<BDDFunction>) -> BddResult<OxiddBdd> {
+        self.retry(op).map(OxiddBdd)
+    }
+
+    fn check_var(&self, var: Var) -> usize {
+        assert!(
+            var < self.num_vars,
+            "variable {var} out of range (num_vars {})",
+            self.num_vars
+        );
+        var as usize
+    }
+
+    /// The conjunction of the positive literals of `vars` (cached).
+    fn var_cube(&self, vars: &VarSet) -> BddResult<BDDFunction> {
+        if let Some(c) = self.cubes.lock().expect("cube cache poisoned").get(vars) {
+            return Ok(c.clone());
+        }
+        let mut acc = self.t.clone();
+        for v in vars.as_slice().iter().rev() {
+            let p = &self.pos[self.check_var(*v)];
+            acc = self.retry(|| p.and(&acc))?;
+        }
+        let mut cache = self.cubes.lock().expect("cube cache poisoned");
+        if cache.len() >= SMALL_CACHE_LIMIT {
+            cache.clear();
+        }
+        cache.insert(vars.clone(), acc.clone());
+        Ok(acc)
+    }
+
+    /// The conjunction of literals, last value winning for a repeated variable.
+    fn literal_cube(&self, literals: &[(Var, bool)]) -> BddResult<BDDFunction> {
+        let mut values: Vec<Option<bool>> = vec![None; self.num_vars as usize];
+        for &(v, b) in literals {
+            values[self.check_var(v)] = Some(b);
+        }
+        let mut acc = self.t.clone();
+        for (v, b) in values.iter().enumerate().rev() {
+            if let Some(b) = b {
+                let lit = if *b { &self.pos[v] } else { &self.neg[v] };
+                acc = self.retry(|| lit.and(&acc))?;
+            }
+        }
+        Ok(acc)
+    }
+
+    /// Visit every inner node reachable from `f` once, with its level.
+    fn for_each_level(&self, f: &BDDFunction, mut visit: impl FnMut(u32)) {
+        f.with_manager_shared(|manager, root| {
+            let mut seen: HashSet<NodeID, FxBuild> = HashSet::default();
+            let mut stack = vec![root];
+            while let Some(e) = stack.pop() {
+                if let Node::Inner(node) = manager.get_node(e) {
+                    if seen.insert(e.node_id()) {
+                        visit(node.level());
+                        stack.push(node.child(0));
+                        stack.push(node.child(1));
+                    }
+                }
+            }
+        })
+    }
+}
+
+impl BddEngine for OxiddEngine {
+    type Bdd = OxiddBdd;
+
+    const BACKEND: Backend = Backend::Oxidd;
+
+    fn new(num_vars: u32, config: &EngineConfig) -> BddResult<Self> {
+        // Terminals take two of the 2^32 node ids.
+        let node_capacity = config.node_capacity.clamp(64, (1usize << 32) - 2);
+        let needed = 2 * num_vars as usize + 16;
+        if node_capacity < needed {
+            return Err(BddError::OutOfMemory {
+                backend: Backend::Oxidd,
+                node_capacity,
+            });
+        }
+        let threads = u32::try_from(config.threads).unwrap_or(u32::MAX);
+        let manager = oxidd::bdd::new_manager(node_capacity, config.cache_capacity.max(1), threads);
+        let built = manager.with_manager_exclusive(|m| -> AllocResult<_> {
+            m.add_vars(num_vars);
+            let f = BDDFunction::f(m);
+            let t = BDDFunction::t(m);
+            let pos = (0..num_vars)
+                .map(|v| BDDFunction::var(m, v))
+                .collect::<AllocResult<Vec<_>>>()?;
+            let neg = (0..num_vars)
+                .map(|v| BDDFunction::not_var(m, v))
+                .collect::<AllocResult<Vec<_>>>()?;
+            Ok((f, t, pos, neg))
+        });
+        let (f, t, pos, neg) = built.map_err(|_| BddError::OutOfMemory {
+            backend: Backend::Oxidd,
+            node_capacity,
+        })?;
+        Ok(OxiddEngine {
+            manager,
+            num_vars,
+            node_capacity,
+            f,
+            t,
+            pos,
+            neg,
+            cubes: Mutex::default(),
+            substs: Mutex::default(),
+        })
+    }
+
+    fn num_vars(&self) -> u32 {
+        self.num_vars
+    }
+
+    fn constant(&self, value: bool) -> OxiddBdd {
+        OxiddBdd(if value {
+            self.t.clone()
+        } else {
+            self.f.clone()
+        })
+    }
+
+    fn var(&self, var: Var) -> OxiddBdd {
+        OxiddBdd(self.pos[self.check_var(var)].clone())
+    }
+
+    fn nvar(&self, var: Var) -> OxiddBdd {
+        OxiddBdd(self.neg[self.check_var(var)].clone())
+    }
+
+    fn cube(&self, literals: &[(Var, bool)]) -> BddResult<OxiddBdd> {
+        // Conflicting literals give false (a conjunction), unlike `restrict`.
+        let mut sorted = literals.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        if sorted.windows(2).any(|w| w[0].0 == w[1].0) {
+            return Ok(self.constant(false));
+        }
+        self.literal_cube(&sorted).map(OxiddBdd)
+    }
+
+    fn not(&self, f: &OxiddBdd) -> BddResult<OxiddBdd> {
+        self.wrap(|| f.0.not())
+    }
+
+    fn and(&self, f: &OxiddBdd, g: &OxiddBdd) -> BddResult<OxiddBdd> {
+        self.wrap(|| f.0.and(&g.0))
+    }
+
+    fn or(&self, f: &OxiddBdd, g: &OxiddBdd) -> BddResult<OxiddBdd> {
+        self.wrap(|| f.0.or(&g.0))
+    }
+
+    fn xor(&self, f: &OxiddBdd, g: &OxiddBdd) -> BddResult<OxiddBdd> {
+        self.wrap(|| f.0.xor(&g.0))
+    }
+
+    fn iff(&self, f: &OxiddBdd, g: &OxiddBdd) -> BddResult<OxiddBdd> {
+        self.wrap(|| f.0.equiv(&g.0))
+    }
+
+    fn and_not(&self, f: &OxiddBdd, g: &OxiddBdd) -> BddResult<OxiddBdd> {
+        // `a.imp_strict(b)` is `!a & b`.
+        self.wrap(|| g.0.imp_strict(&f.0))
+    }
+
+    fn imp(&self, f: &OxiddBdd, g: &OxiddBdd) -> BddResult<OxiddBdd> {
+        self.wrap(|| f.0.imp(&g.0))
+    }
+
+    fn ite(&self, c: &OxiddBdd, t: &OxiddBdd, e: &OxiddBdd) -> BddResult<OxiddBdd> {
+        self.wrap(|| c.0.ite(&t.0, &e.0))
+    }
+
+    fn exists(&self, f: &OxiddBdd, vars: &VarSet) -> BddResult<OxiddBdd> {
+        if vars.is_empty() {
+            return Ok(f.clone());
+        }
+        let cube = self.var_cube(vars)?;
+        self.wrap(|| f.0.exists(&cube))
+    }
+
+    fn forall(&self, f: &OxiddBdd, vars: &VarSet) -> BddResult<OxiddBdd> {
+        if vars.is_empty() {
+            return Ok(f.clone());
+        }
+        let cube = self.var_cube(vars)?;
+        self.wrap(|| f.0.forall(&cube))
+    }
+
+    fn and_exists(&self, f: &OxiddBdd, g: &OxiddBdd, vars: &VarSet) -> BddResult<OxiddBdd> {
+        if vars.is_empty() {
+            return self.and(f, g);
+        }
+        let cube = self.var_cube(vars)?;
+        self.wrap(|| f.0.apply_exists(BooleanOperator::And, &g.0, &cube))
+    }
+
+    fn rename(&self, f: &OxiddBdd, pairs: &[(Var, Var)]) -> BddResult<OxiddBdd> {
+        check_rename_pairs(pairs, self.num_vars);
+        let mut key: Vec<(Var, Var)> = pairs.iter().copied().filter(|(a, b)| a != b).collect();
+        if key.is_empty() {
+            return Ok(f.clone());
+        }
+        key.sort_unstable();
+        let cached = self
+            .substs
+            .lock()
+            .expect("substitution cache poisoned")
+            .get(&key)
+            .cloned();
+        let subst = match cached {
+            Some(s) => s,
+            None => {
+                let vars: Vec<Var> = key.iter().map(|&(from, _)| from).collect();
+                let repl: Vec<BDDFunction> = key
+                    .iter()
+                    .map(|&(_, to)| self.pos[to as usize].clone())
+                    .collect();
+                let s = Arc::new(Subst::new(vars, repl));
+                let mut cache = self.substs.lock().expect("substitution cache poisoned");
+                if cache.len() >= SMALL_CACHE_LIMIT {
+                    cache.clear();
+                }
+                cache.insert(key, Arc::clone(&s));
+                s
+            }
+        };
+        // oxidd substitutes by Shannon expansion with an `ite` per node; for an
+        // order-preserving mapping each `ite` just rebuilds the node one level up or down.
+        self.wrap(|| f.0.substitute(&*subst))
+    }
+
+    fn restrict(&self, f: &OxiddBdd, assignment: &[(Var, bool)]) -> BddResult<OxiddBdd> {
+        if assignment.is_empty() {
+            return Ok(f.clone());
+        }
+        let cube = self.literal_cube(assignment)?;
+        self.wrap(|| f.0.restrict(&cube))
+    }
+
+    fn is_false(&self, f: &OxiddBdd) -> bool {
+        f.0 == self.f
+    }
+
+    fn is_true(&self, f: &OxiddBdd) -> bool {
+        f.0 == self.t
+    }
+
+    fn node_count(&self, f: &OxiddBdd) -> usize {
+        f.0.node_count()
+    }
+
+    fn sat_count(&self, f: &OxiddBdd, n_vars: u32) -> BigUint {
+        let mut max: Option<u32> = None;
+        self.for_each_level(&f.0, |l| max = max.max(Some(l)));
+        if let Some(max) = max {
+            assert!(
+                max < n_vars,
+                "sat_count: the BDD depends on variable {max}, not below n_vars {n_vars}"
+            );
+        }
+        let mut cache: SatCountCache<BigUint, FxBuild> = SatCountCache::default();
+        f.0.sat_count(n_vars, &mut cache)
+    }
+
+    fn pick_one(&self, f: &OxiddBdd) -> Option<Vec<(Var, bool)>> {
+        // Choosing `false` whenever both children are satisfiable follows the low edges.
+        let cube = f.0.pick_cube(|_, _, _| false)?;
+        Some(
+            cube.into_iter()
+                .enumerate()
+                .filter_map(|(v, b)| match b {
+                    OptBool::True => Some((v as Var, true)),
+                    OptBool::False => Some((v as Var, false)),
+                    OptBool::None => None,
+                })
+                .collect(),
+        )
+    }
+
+    fn eval(&self, f: &OxiddBdd, assignment: &[bool]) -> bool {
+        let n = (self.num_vars as usize).min(assignment.len());
+        f.0.eval(
+            assignment[..n]
+                .iter()
+                .enumerate()
+                .map(|(v, &b)| (v as Var, b)),
+        )
+    }
+
+    fn support(&self, f: &OxiddBdd) -> Vec<Var> {
+        let mut seen = vec![false; self.num_vars as usize];
+        self.for_each_level(&f.0, |l| seen[l as usize] = true);
+        (0..self.num_vars).filter(|&v| seen[v as usize]).collect()
+    }
+
+    fn export(&self, f: &OxiddBdd) -> BddNodes {
+        f.0.with_manager_shared(|manager, root| {
+            let mut ids: HashMap<NodeID, u32, FxBuild> = HashMap::default();
+            ids.insert(self.f.as_edge(manager).node_id(), 0);
+            ids.insert(self.t.as_edge(manager).node_id(), 1);
+            let mut nodes: Vec<(Var, u32, u32)> = Vec::new();
+            let mut stack = vec![root];
+            while let Some(&e) = stack.last() {
+                if ids.contains_key(&e.node_id()) {
+                    stack.pop();
+                    continue;
+                }
+                let Node::Inner(node) = manager.get_node(e) else {
+                    unreachable!("terminals are pre-registered")
+                };
+                // Child 0 is the "then" (true) edge, child 1 the "else" edge.
+                let (high, low) = (node.child(0), node.child(1));
+                let h = ids.get(&high.node_id()).copied();
+                let l = ids.get(&low.node_id()).copied();
+                match (l, h) {
+                    (Some(l), Some(h)) => {
+                        nodes.push((node.level(), l, h));
+                        ids.insert(e.node_id(), nodes.len() as u32 + 1);
+                        stack.pop();
+                    }
+                    _ => {
+                        if l.is_none() {
+                            stack.push(low);
+                        }
+                        if h.is_none() {
+                            stack.push(high);
+                        }
+                    }
+                }
+            }
+            BddNodes {
+                num_vars: self.num_vars,
+                nodes,
+                root: ids[&root.node_id()],
+            }
+        })
+    }
+
+    fn import(&self, nodes: &BddNodes) -> BddResult<OxiddBdd> {
+        nodes.validate(self.num_vars)?;
+        let mut done: Vec<BDDFunction> = Vec::with_capacity(nodes.nodes.len() + 2);
+        done.push(self.f.clone());
+        done.push(self.t.clone());
+        for &(var, low, high) in &nodes.nodes {
+            let (v, l, h) = (
+                &self.pos[var as usize],
+                &done[low as usize],
+                &done[high as usize],
+            );
+            // Equal to inserting the node when the table is ordered; correct in any case.
+            let r = self.retry(|| v.ite(h, l))?;
+            done.push(r);
+        }
+        Ok(OxiddBdd(done.swap_remove(nodes.root as usize)))
+    }
+
+    fn stats(&self) -> EngineStats {
+        let (live, gc_runs) = self
+            .manager
+            .with_manager_shared(|m| (m.num_inner_nodes(), m.gc_count()));
+        EngineStats {
+            backend: Backend::Oxidd,
+            num_vars: self.num_vars,
+            live_nodes: Some(live),
+            node_capacity: Some(self.node_capacity),
+            gc_runs,
+        }
+    }
+
+    fn gc(&self) -> usize {
+        self.manager.with_manager_shared(|m| m.gc())
+    }
+}
