@@ -396,6 +396,17 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
             );
         }
     }
+    if std::env::var_os("SYMGAME_DEBUG_GROUND").is_some() {
+        let mut by_head: HashMap<Sym, usize> = HashMap::new();
+        for i in &rec.instances {
+            *by_head.entry(i.head.0).or_default() += 1;
+        }
+        let mut v: Vec<_> = by_head.into_iter().collect();
+        v.sort_by_key(|x| std::cmp::Reverse(x.1));
+        for (p, n) in v.iter().take(8) {
+            eprintln!("  {n} ground rules for {}", pred_name(*p));
+        }
+    }
     let mut instances: Vec<Instance> = rec.instances.into_iter().collect();
     instances.sort();
     let origin = rec.origin;
