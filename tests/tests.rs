@@ -1,6 +1,7 @@
 //! Integration tests: one binary, one module per area. Tests read fixture files (games in
 //! `gdl/`, error cases in `tests/errors/`) and compare with the expectations written beside them.
 
+mod cli;
 mod errors;
 mod explore;
 mod ground;

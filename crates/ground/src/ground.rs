@@ -1051,6 +1051,23 @@ impl Budget {
     }
 }
 
+/// Inserts the head of `rule` under `env` into its relation: (tuple index, whether new).
+fn insert_head(
+    rule: &CRule,
+    env: &[u32],
+    store: &mut TermStore,
+    rels: &mut FxHashMap<Sym, Relation>,
+) -> (u32, bool) {
+    let t: Vec<TermId> = rule
+        .head
+        .iter()
+        .map(|p| instantiate(p, env, store))
+        .collect();
+    rels.get_mut(&rule.head_pred)
+        .expect("relation exists")
+        .insert(&t, store)
+}
+
 /// Inserts rule heads (static evaluation).
 struct StaticSink<'a> {
     budget: &'a mut Budget,
@@ -1065,13 +1082,7 @@ impl Sink for StaticSink<'_> {
         store: &mut TermStore,
         rels: &mut FxHashMap<Sym, Relation>,
     ) -> bool {
-        let t: Vec<TermId> = rule
-            .head
-            .iter()
-            .map(|p| instantiate(p, env, store))
-            .collect();
-        let rel = rels.get_mut(&rule.head_pred).expect("relation exists");
-        if rel.insert(&t, store).1 {
+        if insert_head(rule, env, store, rels).1 {
             return self.budget.take();
         }
         true
@@ -1096,15 +1107,7 @@ impl Sink for Recorder<'_> {
         store: &mut TermStore,
         rels: &mut FxHashMap<Sym, Relation>,
     ) -> bool {
-        let t: Vec<TermId> = rule
-            .head
-            .iter()
-            .map(|p| instantiate(p, env, store))
-            .collect();
-        let (hi, new) = rels
-            .get_mut(&rule.head_pred)
-            .expect("relation exists")
-            .insert(&t, store);
+        let (hi, new) = insert_head(rule, env, store, rels);
         if new && !self.budget.take() {
             return false;
         }

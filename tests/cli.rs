@@ -1,0 +1,57 @@
+//! The `symgame` binary: output, exit codes and error messages.
+
+use crate::root;
+use std::process::Command;
+
+fn symgame(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_symgame"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn info_prints_sizes_and_json() {
+    let (code, out, _) = symgame(&["info", "gdl/tictactoe.kif"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("roles") && out.contains("fluents"), "{out}");
+    let (code, out, _) = symgame(&["info", "--json", "gdl/tictactoe.kif"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("\"ground_rules\""), "{out}");
+    assert!(out.contains("\"fluents\": 29"), "{out}");
+}
+
+#[test]
+fn explore_prints_the_total() {
+    let (code, out, _) = symgame(&["explore", "gdl/tictactoe.kif"]);
+    assert_eq!(code, 0);
+    let total = out
+        .lines()
+        .find(|l| l.starts_with("total"))
+        .expect("a total line");
+    assert!(total.contains("5478") && total.contains("958"), "{total}");
+}
+
+#[test]
+fn a_gdl_error_exits_2_with_file_line_and_column() {
+    let (code, _, err) = symgame(&["info", "tests/errors/unsafe_not.kif"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("tests/errors/unsafe_not.kif:3:46: "), "{err}");
+}
+
+#[test]
+fn a_state_limit_exits_3_and_keeps_the_finished_layers() {
+    let (code, out, err) = symgame(&["explore", "--state-limit", "100", "gdl/tictactoe.kif"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("state limit"), "{err}");
+    assert!(
+        out.lines().any(|l| l.trim_start().starts_with("1 ")),
+        "{out}"
+    );
+}
