@@ -55,3 +55,26 @@ fn a_state_limit_exits_3_and_keeps_the_finished_layers() {
         "{out}"
     );
 }
+
+#[test]
+fn prove_answers_after_moves_and_rejects_illegal_ones() {
+    // x in the centre, o on an edge: x wins
+    let (code, out, err) = symgame(&[
+        "prove",
+        "--algo",
+        "dfpn",
+        "--moves",
+        "(mark 2 2) (mark 1 2)",
+        "gdl/tictactoe.kif",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("xplayer    value 100"), "{out}");
+    let (code, _, err) = symgame(&[
+        "prove",
+        "--moves",
+        "(mark 2 2) (mark 2 2)",
+        "gdl/tictactoe.kif",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("move 2"), "{err}");
+}

@@ -5,6 +5,7 @@
 
 mod explore;
 mod info;
+mod prove;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -25,6 +26,8 @@ enum Command {
     Info(info::Args),
     /// Enumerate the reachable states explicitly, breadth first.
     Explore(explore::Args),
+    /// The value of a position for each role, by explicit proof-number search or alpha-beta.
+    Prove(prove::Args),
 }
 
 /// How a command failed; each maps to a documented exit code.
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info(a) => info::run(a),
         Command::Explore(a) => explore::run(a),
+        Command::Prove(a) => prove::run(a),
     };
     match result {
         Ok(()) => ExitCode::from(EXIT_OK),

@@ -569,3 +569,89 @@ pub fn explore(
     }
     result
 }
+
+/// The explicit reasoner as a [`symgame_prove::GameModel`], so that proof-number search and
+/// alpha-beta run on ground GDL games. A missing goal value reads as 0.
+impl symgame_prove::GameModel for Reasoner {
+    type State = State;
+    type Move = MoveId;
+
+    fn num_roles(&self) -> usize {
+        Reasoner::num_roles(self)
+    }
+
+    fn initial_state(&self) -> State {
+        Reasoner::initial_state(self)
+    }
+
+    fn is_terminal(&self, s: &State) -> bool {
+        Reasoner::is_terminal(self, s)
+    }
+
+    fn goal(&self, s: &State, role: usize) -> u8 {
+        Reasoner::goal(self, s, role).unwrap_or(0)
+    }
+
+    fn legal_moves(&self, s: &State, role: usize, out: &mut Vec<MoveId>) {
+        self.legal_moves_into(s, role, out)
+    }
+
+    fn next_state(&self, s: &State, joint: &[MoveId]) -> State {
+        Reasoner::next_state(self, s, joint)
+    }
+
+    fn goal_values(&self, role: usize) -> Vec<u8> {
+        let mut v: Vec<u8> = self.c.goals[role].iter().map(|g| g.0).collect();
+        if !v.contains(&0) {
+            v.push(0);
+        }
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// Plays `moves` from `start`: each move is played by the role for which it is legal, the other
+/// roles playing their only legal move. Returns the state reached, or a message naming the
+/// first move that cannot be played.
+pub fn play_moves(
+    r: &Reasoner,
+    game: &GroundGame,
+    start: &State,
+    moves: &[symgame_ground::GroundTerm],
+) -> Result<State, String> {
+    let mut s = start.clone();
+    for (i, m) in moves.iter().enumerate() {
+        if r.is_terminal(&s) {
+            return Err(format!(
+                "move {} ({m}) comes after the game has ended",
+                i + 1
+            ));
+        }
+        let mut joint = Vec::with_capacity(r.num_roles());
+        let mut played = false;
+        for role in 0..r.num_roles() {
+            let legal = r.legal_moves(&s, role);
+            match game.find_move(role, m).filter(|id| legal.contains(id)) {
+                Some(id) if !played => {
+                    joint.push(id);
+                    played = true;
+                }
+                _ if legal.len() == 1 => joint.push(legal[0]),
+                _ => {
+                    return Err(format!(
+                        "move {} ({m}): role {} has {} legal moves and must choose",
+                        i + 1,
+                        game.roles[role].name,
+                        legal.len()
+                    ))
+                }
+            }
+        }
+        if !played {
+            return Err(format!("move {} ({m}) is not legal for any role", i + 1));
+        }
+        s = r.next_state(&s, &joint);
+    }
+    Ok(s)
+}

@@ -156,12 +156,7 @@ impl fmt::Display for GroundTerm {
 impl GroundTerm {
     /// Parses a ground term in KIF syntax (case-insensitive), e.g. `(cell 1 1 x)`.
     pub fn parse(text: &str) -> Result<GroundTerm, String> {
-        let toks: Vec<String> = text
-            .replace('(', " ( ")
-            .replace(')', " ) ")
-            .split_whitespace()
-            .map(|s| s.to_ascii_lowercase())
-            .collect();
+        let toks = tokens(text);
         let mut pos = 0;
         let t = parse_term(&toks, &mut pos)?;
         if pos != toks.len() {
@@ -169,6 +164,25 @@ impl GroundTerm {
         }
         Ok(t)
     }
+
+    /// Parses a sequence of ground terms separated by white space, e.g. `(mark 1 1) noop`.
+    pub fn parse_sequence(text: &str) -> Result<Vec<GroundTerm>, String> {
+        let toks = tokens(text);
+        let mut pos = 0;
+        let mut out = Vec::new();
+        while pos < toks.len() {
+            out.push(parse_term(&toks, &mut pos)?);
+        }
+        Ok(out)
+    }
+}
+
+fn tokens(text: &str) -> Vec<String> {
+    text.replace('(', " ( ")
+        .replace(')', " ) ")
+        .split_whitespace()
+        .map(|s| s.to_ascii_lowercase())
+        .collect()
 }
 
 fn parse_term(toks: &[String], pos: &mut usize) -> Result<GroundTerm, String> {
