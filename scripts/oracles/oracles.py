@@ -17,6 +17,9 @@ the figures can be compared with what an engine computes from the GDL:
 usage:
   oracles.py tictactoe
   oracles.py connect4 COLS ROWS [--no-count] [--no-value] [--alphabeta]
+                                  (the value comes from full memoised minimax over the counted
+                                   states up to 5 M states, else from alpha-beta negamax;
+                                   5x4 takes about 1 min, 6x4 and 5x5 about 11 min each)
   oracles.py nim H1 H2 ...
   oracles.py chomp COLS ROWS
   oracles.py eight-puzzle [--easy]
@@ -270,10 +273,10 @@ class Connect4:
             layer = nxt
         return layers, sum(layers), terminal
 
-    def solve(self):
-        """Exact value for red (1 win, 0 draw, -1 loss) by negamax with alpha-beta and a
-        transposition table of bounds; the player to move is the one whose discs are
-        `cur`."""
+    def solve(self, start=None):
+        """Exact value for the player to move at `start` (a non-terminal key; default the empty
+        board, red to move): 1 win, 0 draw, -1 loss, by negamax with alpha-beta and a
+        transposition table of bounds.  Inside, `cur` holds the discs of the player to move."""
         H1, W = self.H1, self.W
         full, bottom, top, order = self.full, self.bottom, self.top, self.order
         four = self.four
@@ -324,7 +327,9 @@ class Connect4:
             return best
 
         sys.setrecursionlimit(10000)
-        v = negamax(0, 0, -1, 1)
+        red, mask = self.unpack(start or 0)
+        cur = red if bin(mask).count("1") % 2 == 0 else red ^ mask
+        v = negamax(cur, mask, -1, 1)
         return v, len(table)
 
 
@@ -336,18 +341,21 @@ def connect4_main(args, argv):
     if "--no-count" not in argv:
         t0 = time.time()
         layers, total, terminal = g.count()
-        comments.append(f"count: {time.time() - t0:.0f} s")
+        comments.append("count by layered BFS over bitboards")
+        print(f"count: {time.time() - t0:.0f} s", file=sys.stderr)
     values = None
     if "--no-value" not in argv:
         t0 = time.time()
-        if "--alphabeta" in argv or total is None:
+        if "--alphabeta" in argv or total is None or total > 5_000_000:
             v, n = g.solve()
-            comments.append(f"value by alpha-beta negamax ({n} table entries, {time.time() - t0:.0f} s)")
+            comments.append("value by alpha-beta negamax with a transposition table")
+            print(f"alpha-beta: {n} table entries, {time.time() - t0:.0f} s", file=sys.stderr)
             red = {1: 100, 0: 50, -1: 0}[v]
             values = {"red": red, "yellow": 100 - red}
         else:
             values = security_values(g)
-            comments.append(f"value by full memoised minimax ({time.time() - t0:.0f} s)")
+            comments.append("value by full memoised minimax")
+            print(f"minimax: {time.time() - t0:.0f} s", file=sys.stderr)
     return report(g, args, layers, total, terminal, values=values, comments=comments)
 
 
