@@ -351,9 +351,8 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
 
     // 2. The relaxed fixpoint of the dynamic relations.
     let mut all_rules = crules.clone();
-    let bridge = |head: Sym, body: Sym, arity: usize, store: &mut TermStore| -> CRule {
+    let bridge = |head: Sym, body: Sym, arity: usize| -> CRule {
         let vars: Vec<Pattern> = (0..arity as u32).map(Pattern::Var).collect();
-        let _ = store;
         CRule {
             head_pred: head,
             head: vars.clone(),
@@ -366,9 +365,9 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
             origin: None,
         }
     };
-    all_rules.push(bridge(kw.true_, kw.init, 1, &mut store));
-    all_rules.push(bridge(kw.true_, kw.next, 1, &mut store));
-    all_rules.push(bridge(kw.does, kw.legal, 2, &mut store));
+    all_rules.push(bridge(kw.true_, kw.init, 1));
+    all_rules.push(bridge(kw.true_, kw.next, 1));
+    all_rules.push(bridge(kw.does, kw.legal, 2));
     let dyn_rules: Vec<usize> = (0..all_rules.len())
         .filter(|&i| i >= crules.len() || dynamic.contains(&all_rules[i].head_pred))
         .collect();
