@@ -556,7 +556,19 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
             .map(|a| Lit::new(num_inputs + a, false))
             .collect(),
     };
-    simp.run(deadline).map_err(limit_error)?;
+    let atom_span = |a: usize| -> Option<Span> {
+        origin
+            .get(&atoms[a])
+            .map(|&r| desc.rules[r].span)
+            .or_else(|| {
+                crules
+                    .iter()
+                    .find(|r| r.head_pred == atoms[a].0)
+                    .map(|r| r.span)
+            })
+    };
+    simp.run(deadline)
+        .map_err(|a| limit_error(Abort::Deadline(atom_span(a))))?;
     let mut outputs: Vec<Lit> = Vec::new();
     for l in legal.iter().flatten().chain(&next).chain([&terminal]) {
         outputs.push(simp.resolve(*l));
@@ -1174,12 +1186,13 @@ impl Simplifier {
         cur
     }
 
-    fn run(&mut self, deadline: Option<Instant>) -> Result<(), Abort> {
+    /// Simplifies to a fixpoint; past the deadline, stops and returns the atom it was at.
+    fn run(&mut self, deadline: Option<Instant>) -> Result<(), usize> {
         loop {
             let mut changed = false;
             for a in 0..self.defs.len() {
                 if a % 4096 == 0 && deadline.is_some_and(|d| Instant::now() > d) {
-                    return Err(Abort::Deadline(None));
+                    return Err(a);
                 }
                 if self.subst[a] != Lit::new(self.base + a as u32, false) {
                     continue;
