@@ -198,7 +198,10 @@ pub(crate) struct Relation {
     pub arity: usize,
     tuples: Vec<TermId>,
     count: u32,
-    set: FxHashMap<Box<[TermId]>, u32>,
+    /// Tuple hash -> the last tuple with that hash; `chain[i]` is the previous one (or
+    /// `u32::MAX`). The tuples themselves stay in the flat `tuples` array: no allocation per tuple.
+    heads: FxHashMap<u64, u32>,
+    chain: Vec<u32>,
     /// (paths, key terms at those paths -> ascending tuple indexes)
     indexes: Vec<(Vec<Vec<u8>>, Index)>,
     /// tuples below `old_end` are old, `old_end..delta_end` are the delta of this round
@@ -223,19 +226,37 @@ impl Relation {
         &self.tuples[i as usize * a..(i as usize + 1) * a]
     }
 
+    fn hash(t: &[TermId]) -> u64 {
+        use std::hash::BuildHasher;
+        std::hash::BuildHasherDefault::<crate::terms::FxHasher>::default().hash_one(t)
+    }
+
+    fn find_hashed(&self, t: &[TermId], h: u64) -> Option<u32> {
+        let mut i = *self.heads.get(&h)?;
+        while i != u32::MAX {
+            if self.tuple(i) == t {
+                return Some(i);
+            }
+            i = self.chain[i as usize];
+        }
+        None
+    }
+
     pub fn find(&self, t: &[TermId]) -> Option<u32> {
-        self.set.get(t).copied()
+        self.find_hashed(t, Self::hash(t))
     }
 
     /// Inserts a tuple; returns its index and whether it is new.
     pub fn insert(&mut self, t: &[TermId], store: &TermStore) -> (u32, bool) {
-        if let Some(&i) = self.set.get(t) {
+        let h = Self::hash(t);
+        if let Some(i) = self.find_hashed(t, h) {
             return (i, false);
         }
         let i = self.count;
         self.count += 1;
         self.tuples.extend_from_slice(t);
-        self.set.insert(t.into(), i);
+        let prev = self.heads.insert(h, i).unwrap_or(u32::MAX);
+        self.chain.push(prev);
         for (paths, index) in self.indexes.iter_mut() {
             if let Some(k) = keys_at(t, paths, store) {
                 index.entry(k).or_default().push(i);
