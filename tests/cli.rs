@@ -78,3 +78,19 @@ fn prove_answers_after_moves_and_rejects_illegal_ones() {
     assert_eq!(code, 2);
     assert!(err.contains("move 2"), "{err}");
 }
+
+#[test]
+fn reach_counts_tictactoe_symbolically_on_both_engines() {
+    for backend in ["biodivine", "oxidd"] {
+        let (code, out, err) = symgame(&["reach", "--backend", backend, "gdl/tictactoe.kif"]);
+        assert_eq!(code, 0, "{err}");
+        let total = out
+            .lines()
+            .find(|l| l.starts_with("total"))
+            .expect("a total line");
+        assert!(
+            total.contains(" 5478 ") && total.contains(" 958 "),
+            "{total}"
+        );
+    }
+}

@@ -6,6 +6,7 @@
 mod explore;
 mod info;
 mod prove;
+mod reach;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -28,6 +29,8 @@ enum Command {
     Explore(explore::Args),
     /// The value of a position for each role, by explicit proof-number search or alpha-beta.
     Prove(prove::Args),
+    /// Count the reachable states symbolically (BDDs), layer by layer.
+    Reach(reach::Args),
 }
 
 /// How a command failed; each maps to a documented exit code.
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         Command::Info(a) => info::run(a),
         Command::Explore(a) => explore::run(a),
         Command::Prove(a) => prove::run(a),
+        Command::Reach(a) => reach::run(a),
     };
     match result {
         Ok(()) => ExitCode::from(EXIT_OK),

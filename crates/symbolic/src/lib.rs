@@ -1,1 +1,140 @@
-//! placeholder
+//! Symbolic (BDD-based) state-space search over ground games.
+//!
+//! Main types:
+//!
+//! * [`Encoding`] (with [`Order`]): the variable layout of states;
+//! * [`SymbolicGame`]: a [`symgame_ground::GroundGame`] compiled to BDDs on any
+//!   [`symgame_bdd::BddEngine`] — initial state, terminal, legal and goal predicates, and the
+//!   transition relation partitioned per joint move ([`Partition`]), with
+//!   [`SymbolicGame::image`], [`SymbolicGame::pre_image`] and
+//!   [`SymbolicGame::strong_pre_image`];
+//! * [`reach`] (symbolic BFS with exact per-layer counts, [`ReachStats`], [`LayerStats`],
+//!   [`SearchLimits`], [`StopReason`]) and [`shortest_path`] (bidirectional BFS, [`Path`]);
+//! * runtime entries [`reach_with_backend`] and [`shortest_path_with_backend`] that pick the
+//!   engine by [`symgame_bdd::Backend`].
+//!
+//! # Encoding invariants
+//!
+//! * One variable pair per fluent: fluent `f` at position `p` has its current variable at `2p`
+//!   and its next variable at `2p + 1` (interleaved), so renaming next to current (and back)
+//!   keeps the variable order and is cheap.
+//! * A state set is a BDD over current variables only; counts are taken over the current
+//!   variables ([`SymbolicGame::count`]).
+//! * The circuit is compiled over current variables: cyclic blocks are iterated on BDDs from
+//!   false to their least fixpoint, gate BDDs are memoised (move-independent gates once, moves
+//!   substituted as constants for each joint move).
+//! * A partition for joint move `j` is `legal_j(x) AND AND_{f touched} (x_f' <-> next_f|j(x))`;
+//!   fluents whose next function is the identity under `j` are not mentioned (frame by
+//!   omission), so the image quantifies and renames only the touched variables. A relation
+//!   too large to build (e.g. the 8-puzzle, where every cell may change and the relation over
+//!   all, mostly unreachable, assignments is huge) is kept as a list of conjuncts.
+//! * Terminal states have no successors: the image removes them from its argument and the
+//!   pre-image from its result, one part of the `terminal` disjunction at a time (the whole
+//!   terminal BDD of Connect Four is exponential; it is only built on request).
+//!
+//! Architecture invariant: depends on symgame-ground and symgame-bdd only; never on the
+//! explicit crates (except as a dev-dependency for cross-check tests).
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod encoding;
+mod game;
+mod search;
+
+pub use encoding::{Encoding, Order};
+pub use game::{JointMove, Partition, SymbolicError, SymbolicGame, SymbolicOptions};
+pub use search::{
+    reach, shortest_path, shortest_path_within, LayerStats, Path, Reach, ReachStats, SearchLimits,
+    StopReason,
+};
+
+use symgame_bdd::{Backend, BddEngine, EngineConfig, EngineJob};
+use symgame_ground::GroundGame;
+
+struct ReachJob<'a, F> {
+    game: &'a GroundGame,
+    encoding: Encoding,
+    opts: &'a SymbolicOptions,
+    limits: &'a SearchLimits,
+    progress: F,
+}
+
+impl<F: FnMut(&ReachStats)> EngineJob<Result<ReachStats, SymbolicError>> for ReachJob<'_, F> {
+    fn run<E: BddEngine>(self, engine: E) -> Result<ReachStats, SymbolicError> {
+        let g = SymbolicGame::new(&engine, self.game, self.encoding, self.opts)?;
+        Ok(reach(&g, self.limits, false, self.progress).stats)
+    }
+}
+
+/// Symbolic BFS ([`reach`]) of `game` on the engine `backend`: compiles the game and returns the
+/// layer statistics. `progress` is called after each layer.
+pub fn reach_with_backend(
+    game: &GroundGame,
+    backend: Backend,
+    config: &EngineConfig,
+    opts: &SymbolicOptions,
+    limits: &SearchLimits,
+    progress: impl FnMut(&ReachStats),
+) -> Result<ReachStats, SymbolicError> {
+    let encoding = Encoding::new(game, opts.order);
+    let n = encoding.num_vars();
+    backend.run(
+        n,
+        config,
+        ReachJob {
+            game,
+            encoding,
+            opts,
+            limits,
+            progress,
+        },
+    )?
+}
+
+struct PathJob<'a> {
+    game: &'a GroundGame,
+    encoding: Encoding,
+    opts: &'a SymbolicOptions,
+    limits: &'a SearchLimits,
+    role: usize,
+    value: u8,
+}
+
+impl EngineJob<Result<Option<Path>, SymbolicError>> for PathJob<'_> {
+    fn run<E: BddEngine>(self, engine: E) -> Result<Option<Path>, SymbolicError> {
+        let g = SymbolicGame::new(&engine, self.game, self.encoding, self.opts)?;
+        let goal = engine.and(&g.terminal()?, &g.goal_value_states(self.role, self.value)?)?;
+        shortest_path(&g, &goal, self.limits).map_err(SymbolicError::Stopped)
+    }
+}
+
+/// Shortest path ([`shortest_path`]) from the initial state to a terminal state where `role`
+/// (by name) gets exactly `value`, on the engine `backend`. `Ok(None)` if there is none.
+pub fn shortest_path_with_backend(
+    game: &GroundGame,
+    backend: Backend,
+    config: &EngineConfig,
+    opts: &SymbolicOptions,
+    limits: &SearchLimits,
+    role: &str,
+    value: u8,
+) -> Result<Option<Path>, SymbolicError> {
+    let role_index = game
+        .find_role(role)
+        .ok_or_else(|| SymbolicError::UnknownRole(role.to_string()))?;
+    let encoding = Encoding::new(game, opts.order);
+    let n = encoding.num_vars();
+    backend.run(
+        n,
+        config,
+        PathJob {
+            game,
+            encoding,
+            opts,
+            limits,
+            role: role_index,
+            value,
+        },
+    )?
+}

@@ -1,0 +1,434 @@
+//! Symbolic breadth-first search: reachability with exact layer counts, and bidirectional
+//! shortest-path search.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use num_bigint::BigUint;
+use serde::{Deserialize, Serialize};
+use symgame_bdd::{BddEngine, BddError};
+
+use crate::game::{or_all, JointMove, Partition, SymbolicGame};
+
+/// Why a search stopped before it finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum StopReason {
+    /// A BDD (frontier or reached set) exceeded the node limit.
+    NodeLimit,
+    /// The time limit was reached.
+    TimeLimit,
+    /// The cancel flag was raised.
+    Cancelled,
+    /// The BDD engine ran out of nodes.
+    OutOfMemory,
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StopReason::NodeLimit => "BDD node limit reached",
+            StopReason::TimeLimit => "time limit reached",
+            StopReason::Cancelled => "cancelled",
+            StopReason::OutOfMemory => "BDD engine out of nodes",
+        })
+    }
+}
+
+/// Limits of a search. Checked between partitions and between layers.
+#[derive(Clone, Debug, Default)]
+pub struct SearchLimits {
+    /// Stop when a frontier or the reached set has more BDD nodes than this.
+    pub max_nodes: Option<usize>,
+    /// Stop after this much time.
+    pub time_limit: Option<Duration>,
+    /// Stop when this flag becomes true.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// Serialises a `BigUint` as a decimal string.
+mod big_string {
+    use num_bigint::BigUint;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &BigUint, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&v.to_str_radix(10))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<BigUint, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// One breadth-first layer.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LayerStats {
+    /// States first reached at this depth (serialised as a decimal string).
+    #[serde(with = "big_string")]
+    pub states: BigUint,
+    /// Of those, the terminal ones (decimal string).
+    #[serde(with = "big_string")]
+    pub terminal: BigUint,
+    /// BDD nodes of the layer.
+    pub nodes: usize,
+    /// Seconds since the start when the layer was complete.
+    pub seconds: f64,
+}
+
+/// The statistics of a reachability run: complete layers, totals, and why it stopped early.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReachStats {
+    /// The complete layers, from the initial state.
+    pub layers: Vec<LayerStats>,
+    /// Total states over the complete layers (decimal string).
+    #[serde(with = "big_string")]
+    pub states: BigUint,
+    /// Total terminal states over the complete layers (decimal string).
+    #[serde(with = "big_string")]
+    pub terminal: BigUint,
+    /// BDD nodes of the reached set.
+    pub reached_nodes: usize,
+    /// Number of transition partitions used by the image.
+    pub partitions: usize,
+    /// Seconds of the whole run.
+    pub seconds: f64,
+    /// `Some` when the run stopped before the end.
+    pub stopped: Option<StopReason>,
+}
+
+/// The result of [`reach`]: statistics, the reached set, and the layers if asked for.
+pub struct Reach<E: BddEngine> {
+    /// The statistics.
+    pub stats: ReachStats,
+    /// All states of the complete layers.
+    pub reached: E::Bdd,
+    /// The complete layers (empty unless `keep_layers`).
+    pub layers: Vec<E::Bdd>,
+}
+
+enum Interrupt {
+    Stop(StopReason),
+}
+
+impl From<BddError> for Interrupt {
+    fn from(_: BddError) -> Self {
+        Interrupt::Stop(StopReason::OutOfMemory)
+    }
+}
+
+struct Guard<'a> {
+    limits: &'a SearchLimits,
+    started: Instant,
+}
+
+impl Guard<'_> {
+    fn check(&self) -> Result<(), Interrupt> {
+        if self
+            .limits
+            .time_limit
+            .is_some_and(|t| self.started.elapsed() > t)
+        {
+            return Err(Interrupt::Stop(StopReason::TimeLimit));
+        }
+        if self
+            .limits
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return Err(Interrupt::Stop(StopReason::Cancelled));
+        }
+        Ok(())
+    }
+
+    fn check_nodes(&self, n: usize) -> Result<(), Interrupt> {
+        if self.limits.max_nodes.is_some_and(|m| n > m) {
+            return Err(Interrupt::Stop(StopReason::NodeLimit));
+        }
+        Ok(())
+    }
+}
+
+/// Image of `s`, which must contain no terminal state.
+fn image_guarded<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    s: &E::Bdd,
+    guard: &Guard,
+) -> Result<E::Bdd, Interrupt> {
+    let mut parts = Vec::with_capacity(g.clusters().len());
+    for p in g.clusters() {
+        guard.check()?;
+        parts.push(p.image(g.engine(), s)?);
+    }
+    Ok(or_all(g.engine(), parts)?)
+}
+
+fn pre_image_guarded<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    partitions: &[Partition<E>],
+    s: &E::Bdd,
+    guard: &Guard,
+) -> Result<E::Bdd, Interrupt> {
+    let mut parts = Vec::with_capacity(partitions.len());
+    for p in partitions {
+        guard.check()?;
+        parts.push(p.pre_image(g.engine(), s)?);
+    }
+    Ok(g.and_not_terminal(&or_all(g.engine(), parts)?)?)
+}
+
+/// Symbolic breadth-first search from the initial state with duplicate detection. Each layer
+/// `L_{k+1} = image(L_k AND NOT terminal) AND NOT reached`; terminal states are counted but not
+/// expanded (the same convention as the explicit `explore`). `progress` is called after each
+/// layer. On a limit, the complete layers are kept and `stats.stopped` says why.
+pub fn reach<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    limits: &SearchLimits,
+    keep_layers: bool,
+    mut progress: impl FnMut(&ReachStats),
+) -> Reach<E> {
+    let e = g.engine();
+    let guard = Guard {
+        limits,
+        started: Instant::now(),
+    };
+    let mut stats = ReachStats {
+        partitions: g.clusters().len(),
+        ..ReachStats::default()
+    };
+    let mut reached = e.constant(false);
+    let mut layers = Vec::new();
+    let mut frontier = g.init().clone();
+    let step = |expand: &E::Bdd,
+                frontier: &E::Bdd,
+                reached: &E::Bdd|
+     -> Result<(E::Bdd, E::Bdd), Interrupt> {
+        let reached2 = e.or(reached, frontier)?;
+        guard.check_nodes(e.node_count(&reached2))?;
+        let img = image_guarded(g, expand, &guard)?;
+        let new = e.and_not(&img, &reached2)?;
+        guard.check_nodes(e.node_count(&new))?;
+        guard.check()?;
+        Ok((new, reached2))
+    };
+    while !e.is_false(&frontier) {
+        let states = g.count(&frontier);
+        let expand = match g.and_not_terminal(&frontier) {
+            Ok(t) => t,
+            Err(_) => {
+                stats.stopped = Some(StopReason::OutOfMemory);
+                break;
+            }
+        };
+        let terminal = &states - g.count(&expand);
+        let nodes = e.node_count(&frontier);
+        match step(&expand, &frontier, &reached) {
+            Ok((new, reached2)) => {
+                stats.states += &states;
+                stats.terminal += &terminal;
+                stats.layers.push(LayerStats {
+                    states,
+                    terminal,
+                    nodes,
+                    seconds: guard.started.elapsed().as_secs_f64(),
+                });
+                reached = reached2;
+                stats.reached_nodes = e.node_count(&reached);
+                stats.seconds = guard.started.elapsed().as_secs_f64();
+                if keep_layers {
+                    layers.push(frontier);
+                }
+                frontier = new;
+                progress(&stats);
+            }
+            Err(Interrupt::Stop(why)) => {
+                stats.stopped = Some(why);
+                break;
+            }
+        }
+    }
+    stats.seconds = guard.started.elapsed().as_secs_f64();
+    Reach {
+        stats,
+        reached,
+        layers,
+    }
+}
+
+/// A shortest path found by [`shortest_path`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Path {
+    /// The joint moves, one per step (`moves[k][r]` = move index of role `r` at step `k`).
+    pub moves: Vec<JointMove>,
+    /// The states along the path (true fluents, ascending), `moves.len() + 1` of them, from the
+    /// initial state to a goal state.
+    pub states: Vec<Vec<usize>>,
+    /// Forward layers computed.
+    pub forward_layers: usize,
+    /// Backward layers computed.
+    pub backward_layers: usize,
+}
+
+/// Bidirectional breadth-first search from the initial state to the state set `goal`.
+///
+/// Forward layers come from [`SymbolicGame::image`] (terminal states are not expanded),
+/// backward layers from [`SymbolicGame::pre_image`] (only non-terminal predecessors); each step
+/// expands the direction whose frontier has fewer BDD nodes, until a new frontier meets the
+/// other side. The path is rebuilt from the stored layers with the per-joint-move partitions.
+/// Returns `Ok(None)` if no goal state is reachable, `Err` if a limit stopped the search.
+///
+/// Limit: the backward search runs over all assignments of the fluents, most of them
+/// unreachable; on games whose relation is kept as a conjunct list (e.g. the 8-puzzle) this
+/// can blow up. [`shortest_path_within`] restricts it to a domain.
+pub fn shortest_path<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    goal: &E::Bdd,
+    limits: &SearchLimits,
+) -> Result<Option<Path>, StopReason> {
+    shortest_path_within(g, goal, None, limits)
+}
+
+/// [`shortest_path`] with the backward layers restricted to `domain` (a superset of the states
+/// of interest, e.g. the reached set of [`reach`] or a state invariant).
+pub fn shortest_path_within<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    goal: &E::Bdd,
+    domain: Option<&E::Bdd>,
+    limits: &SearchLimits,
+) -> Result<Option<Path>, StopReason> {
+    let guard = Guard {
+        limits,
+        started: Instant::now(),
+    };
+    match bidir(g, goal, domain, &guard) {
+        Ok(p) => Ok(p),
+        Err(Interrupt::Stop(why)) => Err(why),
+    }
+}
+
+fn bidir<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    goal: &E::Bdd,
+    domain: Option<&E::Bdd>,
+    guard: &Guard,
+) -> Result<Option<Path>, Interrupt> {
+    let e = g.engine();
+    // With a domain, the backward steps use relations restricted to it.
+    let (back, path_parts) = match domain {
+        Some(d) => (
+            g.clusters()
+                .iter()
+                .map(|p| p.restricted_to(e, d))
+                .collect::<Result<Vec<_>, _>>()?,
+            g.partitions()
+                .iter()
+                .map(|p| p.restricted_to(e, d))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        None => (g.clusters().to_vec(), g.partitions().to_vec()),
+    };
+    let mut fwd = vec![g.init().clone()];
+    let mut bwd = vec![goal.clone()];
+    let mut seen_f = g.init().clone();
+    let mut seen_b = goal.clone();
+    // (forward index, backward index) of the meeting layers.
+    let mut meet = if e.is_false(&e.and(g.init(), goal)?) {
+        None
+    } else {
+        Some((0, 0))
+    };
+    while meet.is_none() {
+        guard.check()?;
+        let last_f = fwd.last().expect("non-empty");
+        let last_b = bwd.last().expect("non-empty");
+        if e.is_false(last_f) || e.is_false(last_b) {
+            return Ok(None);
+        }
+        if e.node_count(last_f) <= e.node_count(last_b) {
+            let img = image_guarded(g, &g.and_not_terminal(last_f)?, guard)?;
+            let new = e.and_not(&img, &seen_f)?;
+            guard.check_nodes(e.node_count(&new))?;
+            seen_f = e.or(&seen_f, &new)?;
+            fwd.push(new.clone());
+            if !e.is_false(&e.and(&new, &seen_b)?) {
+                meet = Some((fwd.len() - 1, first_meeting(e, &new, &bwd)?));
+            }
+        } else {
+            let pre = pre_image_guarded(g, &back, last_b, guard)?;
+            let new = e.and_not(&pre, &seen_b)?;
+            guard.check_nodes(e.node_count(&new))?;
+            seen_b = e.or(&seen_b, &new)?;
+            bwd.push(new.clone());
+            if !e.is_false(&e.and(&new, &seen_f)?) {
+                meet = Some((first_meeting(e, &new, &fwd)?, bwd.len() - 1));
+            }
+        }
+    }
+    let (i, j) = meet.expect("met");
+    let middle = e.and(&fwd[i], &bwd[j])?;
+    let m = g.pick_state(&middle).expect("non-empty meeting set");
+    // Walk back to the initial state through the forward layers.
+    let mut states = vec![m.clone()];
+    let mut moves: Vec<JointMove> = Vec::new();
+    let mut cur = m.clone();
+    for k in (0..i).rev() {
+        let s = g.state(&cur)?;
+        let (jm, prev) = step_between(g, &path_parts, &s, &fwd[k], false)?;
+        moves.push(jm);
+        states.push(prev.clone());
+        cur = prev;
+    }
+    states.reverse();
+    moves.reverse();
+    // Walk forward to the goal through the backward layers.
+    let mut cur = m;
+    for k in (0..j).rev() {
+        let s = g.state(&cur)?;
+        let (jm, next) = step_between(g, &path_parts, &s, &bwd[k], true)?;
+        moves.push(jm);
+        states.push(next.clone());
+        cur = next;
+    }
+    Ok(Some(Path {
+        moves,
+        states,
+        forward_layers: fwd.len(),
+        backward_layers: bwd.len(),
+    }))
+}
+
+/// The first of `layers` that intersects `set`.
+fn first_meeting<E: BddEngine>(e: &E, set: &E::Bdd, layers: &[E::Bdd]) -> Result<usize, Interrupt> {
+    for (k, l) in layers.iter().enumerate() {
+        if !e.is_false(&e.and(set, l)?) {
+            return Ok(k);
+        }
+    }
+    unreachable!("the set meets the union of the layers")
+}
+
+/// One step from the single state `s` to (`forward`) or from (`!forward`) a state of `layer`:
+/// the joint move and the other state.
+fn step_between<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    partitions: &[Partition<E>],
+    s: &E::Bdd,
+    layer: &E::Bdd,
+    forward: bool,
+) -> Result<(JointMove, Vec<usize>), Interrupt> {
+    let e = g.engine();
+    for p in partitions {
+        let other = if forward {
+            p.image(e, s)?
+        } else {
+            p.pre_image(e, s)?
+        };
+        let hit = e.and(&other, layer)?;
+        if let Some(t) = g.pick_state(&hit) {
+            return Ok((p.joint_moves[0].clone(), t));
+        }
+    }
+    unreachable!("consecutive BFS layers are linked by some joint move")
+}
