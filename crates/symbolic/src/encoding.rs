@@ -138,6 +138,22 @@ impl Encoding {
         (self.fluents[(v / 2) as usize], v % 2 == 1)
     }
 
+    /// The groups of fluents that are encoded together, as fluent indexes. Every fluent is in
+    /// exactly one group; a search that abstracts states (pattern databases) keeps or drops
+    /// whole groups. With one variable pair per fluent, every group is a single fluent.
+    pub fn groups(&self) -> Vec<Vec<usize>> {
+        self.fluents.iter().map(|&f| vec![f]).collect()
+    }
+
+    /// The current-state and next-state variables that encode the given fluents (all the
+    /// variables of their groups), each set sorted.
+    pub fn vars_of(&self, fluents: &[usize]) -> (VarSet, VarSet) {
+        (
+            fluents.iter().map(|&f| self.current_var(f)).collect(),
+            fluents.iter().map(|&f| self.next_var(f)).collect(),
+        )
+    }
+
     /// All current-state variables (the even ones).
     pub fn current_vars(&self) -> &VarSet {
         &self.current
