@@ -361,6 +361,58 @@ impl BddNodes {
     }
 }
 
+/// Number of satisfying assignments of the BDD `nodes` over the variables of `counted` (the
+/// sat-count recursion of the ALGORITHMS digest with levels renumbered to `counted`). Panics if
+/// a node's variable is not in `counted`.
+pub fn count_nodes(nodes: &BddNodes, counted: &VarSet) -> BigUint {
+    if counted.len() < 128 {
+        BigUint::from(count_nodes_in::<u128>(nodes, counted))
+    } else {
+        count_nodes_in::<BigUint>(nodes, counted)
+    }
+}
+
+fn count_nodes_in<N>(nodes: &BddNodes, counted: &VarSet) -> N
+where
+    N: Clone + From<u8> + std::ops::Add<Output = N> + std::ops::Shl<u32, Output = N>,
+{
+    let total = counted.len() as u32;
+    let width = nodes
+        .nodes
+        .iter()
+        .map(|n| n.0 as usize + 1)
+        .max()
+        .unwrap_or(0)
+        .max(counted.max_var().map_or(0, |v| v as usize + 1));
+    let mut rank_of = vec![u32::MAX; width];
+    for (i, v) in counted.iter().enumerate() {
+        rank_of[v as usize] = i as u32;
+    }
+    // Rank of a node's variable among the counted ones; terminals rank after all of them.
+    let rank = |r: u32| -> u32 {
+        if r < 2 {
+            return total;
+        }
+        let v = nodes.nodes[r as usize - 2].0;
+        let k = rank_of[v as usize];
+        assert!(
+            k != u32::MAX,
+            "sat_count_over: the BDD depends on variable {v}, which is not counted"
+        );
+        k
+    };
+    let mut count: Vec<N> = Vec::with_capacity(nodes.nodes.len() + 2);
+    count.push(N::from(0));
+    count.push(N::from(1));
+    for (i, &(_, low, high)) in nodes.nodes.iter().enumerate() {
+        let here = rank(i as u32 + 2);
+        let part = |child: u32| count[child as usize].clone() << (rank(child) - here - 1);
+        let c = part(low) + part(high);
+        count.push(c);
+    }
+    count[nodes.root as usize].clone() << rank(nodes.root)
+}
+
 /// Memory statistics of an engine.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineStats {
@@ -482,7 +534,8 @@ pub trait BddEngine: Sized + Send + Sync {
 
     /// Number of satisfying assignments over the variables of `counted`; the others are
     /// ignored. Panics if `f` depends on a variable outside `counted`, or if `counted` has a
-    /// variable `>= num_vars`.
+    /// variable `>= num_vars`. One pass over the exported node table ([`count_nodes`]), in
+    /// 128-bit arithmetic when at most 127 variables are counted.
     fn sat_count_over(&self, f: &Self::Bdd, counted: &VarSet) -> BigUint {
         let n = self.num_vars();
         if let Some(max) = counted.max_var() {
@@ -491,10 +544,25 @@ pub trait BddEngine: Sized + Send + Sync {
                 "sat_count_over: counted variable {max} >= num_vars {n}"
             );
         }
-        if let Some(bad) = self.support(f).into_iter().find(|&v| !counted.contains(v)) {
-            panic!("sat_count_over: the BDD depends on variable {bad}, which is not counted");
+        count_nodes(&self.export(f), counted)
+    }
+
+    /// [`BddEngine::sat_count_over`] and [`BddEngine::node_count`] in one pass.
+    fn sat_count_and_nodes(&self, f: &Self::Bdd, counted: &VarSet) -> (BigUint, usize) {
+        let n = self.num_vars();
+        if let Some(max) = counted.max_var() {
+            assert!(
+                max < n,
+                "sat_count_over: counted variable {max} >= num_vars {n}"
+            );
         }
-        self.sat_count(f, n) >> (n as usize - counted.len())
+        let table = self.export(f);
+        let nodes = if table.nodes.is_empty() {
+            1
+        } else {
+            table.nodes.len() + 2
+        };
+        (count_nodes(&table, counted), nodes)
     }
 
     /// One satisfying cube: the literals on one path to true, sorted by variable; variables

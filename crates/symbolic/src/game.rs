@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use symgame_bdd::{BddEngine, BddError, BddResult, Var, VarSet};
 use symgame_ground::{Gate, GroundGame, Lit};
 
-use crate::encoding::{Encoding, Order};
+use crate::encoding::{Encoding, EncodingKind, Order};
 
 /// A joint move: the index of one move per role, in role order (`joint[r]` indexes
 /// `game.roles[r].moves`).
@@ -16,19 +16,26 @@ pub type JointMove = Vec<usize>;
 /// Options for building a [`SymbolicGame`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SymbolicOptions {
-    /// Variable order of the fluents.
+    /// Variable order of the fluents (used by [`Encoding::with_options`]).
     pub order: Order,
+    /// Plain (one bit per fluent) or compact (proven mutex groups as binary numbers) encoding
+    /// (used by [`Encoding::with_options`]).
+    pub encoding: EncodingKind,
     /// Give up ([`SymbolicError::TooManyJointMoves`]) when the number of joint moves that
     /// can be legal together exceeds this.
     pub max_joint_moves: usize,
     /// Clustering: consecutive per-joint-move relations are merged (with frame axioms for the
-    /// fluents only one of them touches) while the merged relation has at most this many BDD
+    /// bits only one of them touches) while the merged relation has at most this many BDD
     /// nodes. 0 disables clustering (one partition per joint move).
     pub cluster_nodes: usize,
     /// A per-joint-move relation whose conjunction grows beyond this many BDD nodes is kept as
     /// a list of conjuncts instead, and applied conjunct by conjunct to the state set (slower
     /// per image, but avoids relations that are huge over unreachable states).
     pub max_relation_nodes: usize,
+    /// The parts of the terminal disjunction, sorted by their deepest variable, are merged
+    /// while a merged part has at most this many BDD nodes (0: keep every part alone). Fewer
+    /// parts mean fewer passes over a layer when terminal states are cut off.
+    pub terminal_cluster_nodes: usize,
     /// Compile the goal conditions. Reachability does not need them, and on Connect Four
     /// the "has a line" condition behind the goals is as large as the terminal BDD; with
     /// `false`, [`SymbolicGame::goals`] is empty.
@@ -39,9 +46,11 @@ impl Default for SymbolicOptions {
     fn default() -> Self {
         SymbolicOptions {
             order: Order::Heuristic,
+            encoding: EncodingKind::Compact,
             max_joint_moves: 100_000,
-            cluster_nodes: 0,
+            cluster_nodes: 50_000,
             max_relation_nodes: 200_000,
+            terminal_cluster_nodes: 5_000,
             goals: true,
         }
     }
@@ -61,6 +70,9 @@ pub enum SymbolicError {
     UnknownRole(String),
     /// A search stopped before it finished.
     Stopped(crate::search::StopReason),
+    /// The initial state breaks a fluent group of the encoding (two fluents of one group
+    /// true, or none of an exactly-one group), so the groups are not invariants of the game.
+    InitBreaksGroup,
 }
 
 impl fmt::Display for SymbolicError {
@@ -74,6 +86,11 @@ impl fmt::Display for SymbolicError {
             ),
             SymbolicError::UnknownRole(r) => write!(f, "unknown role {r:?}"),
             SymbolicError::Stopped(why) => write!(f, "search stopped: {why}"),
+            SymbolicError::InitBreaksGroup => write!(
+                f,
+                "the initial state breaks a fluent group of the encoding (the groups are not \
+                 invariants of this game)"
+            ),
         }
     }
 }
@@ -89,22 +106,27 @@ impl From<BddError> for SymbolicError {
 /// One part of the partitioned transition relation.
 ///
 /// `relation(x, x')` = `OR` over its joint moves `j` of
-/// `legal_j(x) AND AND_{f in touched} (x_f' <-> next_f|j(x))`, where the fluents not touched
-/// by `j` but touched by another joint move of the part get the frame axiom `x_f' <-> x_f`.
-/// Fluents outside `touched` keep their value and are not mentioned. Terminal states are
+/// `legal_j(x) AND AND_{b in touched bits} (x_b' <-> next_b|j(x))`, where the bits not touched
+/// by `j` but touched by another joint move of the part get the frame axiom `x_b' <-> x_b`.
+/// Bits outside the touched ones keep their value and are not mentioned. Terminal states are
 /// excluded by the callers ([`SymbolicGame::image`] and [`SymbolicGame::pre_image`]), not by
 /// the relation. A relation too large to build is kept as the conjunct list `conjuncts`
 /// (then `relation` is only `legal_j`).
 pub struct Partition<E: BddEngine> {
     /// The joint moves this part covers (one unless clustered).
     pub joint_moves: Vec<JointMove>,
-    /// The relation over current variables and the next variables of `touched`.
+    /// The relation over current variables and the next variables of the touched bits.
     pub relation: E::Bdd,
     /// Further conjuncts of the relation (empty unless it was too large to build): pairs of a
-    /// touched fluent's next variable and `x_f' <-> next_f|j(x)`, by descending position.
+    /// touched bit's next variable and `x_b' <-> next_b|j(x)`, by descending variable.
     pub conjuncts: Vec<(Var, E::Bdd)>,
-    /// The fluents whose next value is constrained, sorted by position.
+    /// The fluents whose next value is constrained (those of groups with a touched bit),
+    /// sorted by position.
     pub touched: Vec<usize>,
+    /// The touched bits, ascending.
+    bits: Vec<u32>,
+    /// The terminal parts this part can make true (merged), see [`Partition::terminal_parts`].
+    terminal_parts: Vec<E::Bdd>,
     quant_cur: VarSet,
     quant_next: VarSet,
     to_cur: Vec<(Var, Var)>,
@@ -118,6 +140,8 @@ impl<E: BddEngine> Clone for Partition<E> {
             relation: self.relation.clone(),
             conjuncts: self.conjuncts.clone(),
             touched: self.touched.clone(),
+            bits: self.bits.clone(),
+            terminal_parts: self.terminal_parts.clone(),
             quant_cur: self.quant_cur.clone(),
             quant_next: self.quant_next.clone(),
             to_cur: self.to_cur.clone(),
@@ -142,26 +166,75 @@ impl<E: BddEngine> Partition<E> {
         joint_moves: Vec<JointMove>,
         relation: E::Bdd,
         conjuncts: Vec<(Var, E::Bdd)>,
-        mut touched: Vec<usize>,
+        mut bits: Vec<u32>,
     ) -> Self {
+        bits.sort_unstable();
+        bits.dedup();
+        let mut groups: Vec<usize> = Vec::new();
+        for &b in &bits {
+            let g = enc.group_of_bit(b);
+            if groups.last() != Some(&g) {
+                groups.push(g);
+            }
+        }
+        groups.dedup();
+        let mut touched: Vec<usize> = groups
+            .iter()
+            .flat_map(|&g| enc.fluent_groups()[g].fluents.iter().copied())
+            .collect();
         touched.sort_by_key(|&f| enc.position(f));
         touched.dedup();
+        let cur = |b: u32| Encoding::current_bit_var(b);
+        let next = |b: u32| Encoding::next_bit_var(b);
         Partition {
             joint_moves,
             relation,
             conjuncts,
-            quant_cur: touched.iter().map(|&f| enc.current_var(f)).collect(),
-            quant_next: touched.iter().map(|&f| enc.next_var(f)).collect(),
-            to_cur: touched
-                .iter()
-                .map(|&f| (enc.next_var(f), enc.current_var(f)))
-                .collect(),
-            to_next: touched
-                .iter()
-                .map(|&f| (enc.current_var(f), enc.next_var(f)))
-                .collect(),
             touched,
+            quant_cur: bits.iter().map(|&b| cur(b)).collect(),
+            quant_next: bits.iter().map(|&b| next(b)).collect(),
+            to_cur: bits.iter().map(|&b| (next(b), cur(b))).collect(),
+            to_next: bits.iter().map(|&b| (cur(b), next(b))).collect(),
+            bits,
+            terminal_parts: Vec::new(),
         }
+    }
+
+    /// The parts of the terminal condition (merged as in [`SymbolicGame::terminal_parts`]) that
+    /// this part can make true: a successor under this part of a non-terminal state is
+    /// terminal iff it satisfies one of them. A part `t` is left out when no transition of
+    /// this part leads from a state without `t` to a state with `t` (checked on BDDs, or, for
+    /// a relation kept as conjuncts, when `t` reads no touched bit).
+    pub fn terminal_parts(&self) -> &[E::Bdd] {
+        &self.terminal_parts
+    }
+
+    /// The successors of `s` under this part that are not terminal, for `s` without
+    /// terminal states.
+    pub fn cut_terminal(&self, e: &E, s: &E::Bdd) -> BddResult<E::Bdd> {
+        let mut acc = s.clone();
+        for t in &self.terminal_parts {
+            if e.is_false(&acc) {
+                break;
+            }
+            acc = e.and_not(&acc, t)?;
+        }
+        Ok(acc)
+    }
+
+    /// The touched bits (their next value is constrained), ascending.
+    pub fn touched_bits(&self) -> &[u32] {
+        &self.bits
+    }
+
+    /// The current variables of the touched bits (quantified by the image).
+    pub fn touched_current_vars(&self) -> &VarSet {
+        &self.quant_cur
+    }
+
+    /// The next variables of the touched bits (quantified by the pre-image).
+    pub fn touched_next_vars(&self) -> &VarSet {
+        &self.quant_next
     }
 
     /// The successors of `s` under this part (a state set over current variables).
@@ -214,7 +287,7 @@ impl<E: BddEngine> Partition<E> {
                 None => Ok(r),
             };
         }
-        // Substitute x_f' := next_f|j(x) one fluent at a time, bottom-up.
+        // Substitute x_b' := next_b|j(x) one bit at a time, bottom-up.
         let cond = match domain {
             Some(d) => e.and(&self.relation, d)?,
             None => self.relation.clone(),
@@ -241,13 +314,15 @@ pub struct SymbolicGame<'e, E: BddEngine> {
     partitions: Vec<Partition<E>>,
     clusters: Vec<Partition<E>>,
     has_successor: OnceLock<E::Bdd>,
+    potential: OnceLock<Option<Vec<E::Bdd>>>,
 }
 
 /// Compiles circuit signals to BDDs over the current variables, with move signals as constants.
-struct Compiler<'a, E: BddEngine> {
+pub(crate) struct Compiler<'a, E: BddEngine> {
     e: &'a E,
     game: &'a GroundGame,
-    enc: &'a Encoding,
+    /// Per fluent: its BDD over current variables.
+    fluents: Vec<E::Bdd>,
     /// Per gate: whether it depends on a move signal.
     dep: Vec<bool>,
     /// Per gate: BDD of a move-independent gate.
@@ -256,10 +331,15 @@ struct Compiler<'a, E: BddEngine> {
     local: Vec<Option<E::Bdd>>,
     /// Per move signal (offset from the first move signal): its value in the current joint move.
     moves: Vec<bool>,
+    /// Per role: the offset of its first move signal.
+    move_base: Vec<usize>,
+    /// Gates of the `next` cone.
+    next_needed: Vec<bool>,
 }
 
 impl<'a, E: BddEngine> Compiler<'a, E> {
-    fn new(e: &'a E, game: &'a GroundGame, enc: &'a Encoding) -> Self {
+    /// A compiler whose fluent `f` reads `fluents[f]`.
+    pub(crate) fn new(e: &'a E, game: &'a GroundGame, fluents: Vec<E::Bdd>) -> Self {
         let c = &game.circuit;
         let nf = game.fluents.len() as u32;
         let ni = c.num_inputs;
@@ -284,15 +364,25 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
                 }
             }
         }
+        let move_base = (0..game.roles.len())
+            .map(|r| (game.move_signal(r, 0) as usize) - game.fluents.len() - 1)
+            .collect();
         Compiler {
             e,
             game,
-            enc,
+            fluents,
             dep,
             global: vec![None; c.gates.len()],
             local: vec![None; c.gates.len()],
             moves: vec![false; game.num_moves()],
+            move_base,
+            next_needed: c.cone(&game.next),
         }
+    }
+
+    /// The BDD of fluent `f` (over current variables).
+    pub(crate) fn fluent(&self, f: usize) -> &E::Bdd {
+        &self.fluents[f]
     }
 
     fn signal(&self, s: u32) -> E::Bdd {
@@ -301,7 +391,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         if s == 0 {
             self.e.constant(true)
         } else if s <= nf {
-            self.e.var(self.enc.current_var((s - 1) as usize))
+            self.fluents[(s - 1) as usize].clone()
         } else if s < ni {
             self.e.constant(self.moves[(s - nf - 1) as usize])
         } else {
@@ -315,7 +405,8 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         }
     }
 
-    fn lit(&self, l: Lit) -> BddResult<E::Bdd> {
+    /// The BDD of a literal whose gates have been evaluated.
+    pub(crate) fn lit(&self, l: Lit) -> BddResult<E::Bdd> {
         let b = self.signal(l.signal());
         if l.is_negated() {
             self.e.not(&b)
@@ -368,7 +459,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
 
     /// Evaluates the gates marked in `needed` whose move dependence equals `moves_dep`, in
     /// block order; cyclic blocks are iterated from false to their least fixpoint.
-    fn eval(&mut self, needed: &[bool], moves_dep: bool) -> BddResult<()> {
+    pub(crate) fn eval(&mut self, needed: &[bool], moves_dep: bool) -> BddResult<()> {
         let c = &self.game.circuit;
         for b in &c.blocks {
             let gates: Vec<usize> = (b.start as usize..b.end as usize)
@@ -404,11 +495,30 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         }
         Ok(())
     }
+
+    /// Evaluates the move-independent gates of the cones of `roots`.
+    pub(crate) fn eval_global(&mut self, roots: &[Lit]) -> BddResult<()> {
+        let needed = self.game.circuit.cone(roots);
+        self.eval(&needed, false)
+    }
+
+    /// Sets the move signals to the joint move `jm` and evaluates the `next` cone under it
+    /// (the move-independent gates must have been evaluated by [`Self::eval_global`]).
+    pub(crate) fn set_joint_move(&mut self, jm: &[usize]) -> BddResult<()> {
+        self.moves.fill(false);
+        for (r, &m) in jm.iter().enumerate() {
+            self.moves[self.move_base[r] + m] = true;
+        }
+        let needed = std::mem::take(&mut self.next_needed);
+        let r = self.eval(&needed, true);
+        self.next_needed = needed;
+        r
+    }
 }
 
 /// The disjuncts of `l`: flattens non-negated `or` gates and negated `and` gates of acyclic
 /// blocks; constant-false disjuncts are dropped.
-fn disjuncts(c: &symgame_ground::Circuit, l: Lit, out: &mut Vec<Lit>) {
+pub(crate) fn disjuncts(c: &symgame_ground::Circuit, l: Lit, out: &mut Vec<Lit>) {
     if l == Lit::FALSE {
         return;
     }
@@ -435,40 +545,73 @@ fn disjuncts(c: &symgame_ground::Circuit, l: Lit, out: &mut Vec<Lit>) {
     out.push(l);
 }
 
-/// Builds `x_f' <-> x_f` for every `f` in `fluents` (sorted by position), bottom-up.
-fn frame<E: BddEngine>(e: &E, enc: &Encoding, fluents: &[usize]) -> BddResult<E::Bdd> {
+/// The joint moves whose moves can be legal together in a state of `domain`, with the
+/// states where they are (`legal[r][m]` per role and move), role by role.
+pub(crate) fn joint_moves<E: BddEngine>(
+    e: &E,
+    legal: &[Vec<E::Bdd>],
+    domain: &E::Bdd,
+    limit: usize,
+) -> Result<Vec<(JointMove, E::Bdd)>, SymbolicError> {
+    let mut joint: Vec<(JointMove, E::Bdd)> = vec![(Vec::new(), domain.clone())];
+    for ls in legal {
+        let mut next = Vec::new();
+        for (j, cond) in &joint {
+            for (m, l) in ls.iter().enumerate() {
+                let c2 = e.and(cond, l)?;
+                if e.is_false(&c2) {
+                    continue;
+                }
+                let mut j2 = j.clone();
+                j2.push(m);
+                next.push((j2, c2));
+                if next.len() > limit {
+                    return Err(SymbolicError::TooManyJointMoves { limit });
+                }
+            }
+        }
+        joint = next;
+    }
+    Ok(joint)
+}
+
+/// Builds `x_b' <-> x_b` for every bit in `bits` (ascending), bottom-up.
+fn frame<E: BddEngine>(e: &E, bits: &[u32]) -> BddResult<E::Bdd> {
     let mut acc = e.constant(true);
-    for &f in fluents.iter().rev() {
-        let eq = e.iff(&e.var(enc.next_var(f)), &e.var(enc.current_var(f)))?;
+    for &b in bits.iter().rev() {
+        let eq = e.iff(
+            &e.var(Encoding::next_bit_var(b)),
+            &e.var(Encoding::current_bit_var(b)),
+        )?;
         acc = e.and(&eq, &acc)?;
     }
     Ok(acc)
 }
 
-/// Merges two partitions into one relation over the union of their touched fluents.
+/// Merges two partitions into one relation over the union of their touched bits.
 fn merge<E: BddEngine>(
     e: &E,
     enc: &Encoding,
     a: &Partition<E>,
     b: &Partition<E>,
 ) -> BddResult<Partition<E>> {
-    let only = |x: &Partition<E>, y: &Partition<E>| -> Vec<usize> {
-        y.touched
+    let only = |x: &Partition<E>, y: &Partition<E>| -> Vec<u32> {
+        y.bits
             .iter()
             .copied()
-            .filter(|f| !x.touched.contains(f))
+            .filter(|f| x.bits.binary_search(f).is_err())
             .collect()
     };
-    let fa = frame(e, enc, &only(a, b))?;
-    let fb = frame(e, enc, &only(b, a))?;
+    let fa = frame(e, &only(a, b))?;
+    let fb = frame(e, &only(b, a))?;
     let ra = e.and(&a.relation, &fa)?;
     let rb = e.and(&b.relation, &fb)?;
     let rel = e.or(&ra, &rb)?;
     let mut joint = a.joint_moves.clone();
     joint.extend(b.joint_moves.iter().cloned());
-    let mut touched = a.touched.clone();
-    touched.extend(b.touched.iter().copied());
-    Ok(Partition::new(enc, joint, rel, Vec::new(), touched))
+    let mut bits = a.bits.clone();
+    bits.extend(b.bits.iter().copied());
+    Ok(Partition::new(enc, joint, rel, Vec::new(), bits))
 }
 
 /// OR of many BDDs as a balanced tree.
@@ -490,15 +633,112 @@ pub(crate) fn or_all<E: BddEngine>(e: &E, mut v: Vec<E::Bdd>) -> BddResult<E::Bd
     Ok(v.pop().expect("non-empty"))
 }
 
+/// The BDD of every fluent under `enc`: its group's bits hold its code.
+pub(crate) fn fluent_bdds<E: BddEngine>(e: &E, enc: &Encoding) -> BddResult<Vec<E::Bdd>> {
+    (0..enc.num_fluents())
+        .map(|f| e.cube(&enc.fluent_literals(f)))
+        .collect()
+}
+
+/// States whose exactly-one groups hold a code of one of their fluents (the other codes are
+/// not states). True when every code is used.
+pub(crate) fn valid_codes<E: BddEngine>(e: &E, enc: &Encoding) -> BddResult<E::Bdd> {
+    let mut acc = e.constant(true);
+    for (g, group) in enc.fluent_groups().iter().enumerate().rev() {
+        let width = enc.group_bits(g).len() as u32;
+        if !group.exactly_one || group.fluents.len() == 1 << width {
+            continue;
+        }
+        let codes = group
+            .fluents
+            .iter()
+            .map(|&f| e.cube(&enc.fluent_literals(f)))
+            .collect::<BddResult<Vec<_>>>()?;
+        acc = e.and(&or_all(e, codes)?, &acc)?;
+    }
+    Ok(acc)
+}
+
+/// Exactly-`k` functions of `indicators` for `k = 0..=n` (the count of true indicators).
+fn exactly<E: BddEngine>(e: &E, indicators: &[E::Bdd]) -> BddResult<Vec<E::Bdd>> {
+    let mut cnt = vec![e.constant(true)];
+    for ind in indicators.iter().rev() {
+        let mut next = Vec::with_capacity(cnt.len() + 1);
+        for k in 0..=cnt.len() {
+            let stay = match cnt.get(k) {
+                Some(c) => e.and_not(c, ind)?,
+                None => e.constant(false),
+            };
+            let up = match k.checked_sub(1).and_then(|j| cnt.get(j)) {
+                Some(c) => e.and(c, ind)?,
+                None => e.constant(false),
+            };
+            next.push(e.or(&stay, &up)?);
+        }
+        cnt = next;
+    }
+    Ok(cnt)
+}
+
+/// The literals on `vars` that every satisfying assignment of `f` has, ascending.
+fn implied_literals<E: BddEngine>(e: &E, f: &E::Bdd, vars: &[Var]) -> BddResult<Vec<(Var, bool)>> {
+    let mut out = Vec::new();
+    for &v in vars {
+        if e.is_false(&e.and(f, &e.nvar(v))?) {
+            out.push((v, true));
+        } else if e.is_false(&e.and(f, &e.var(v))?) {
+            out.push((v, false));
+        }
+    }
+    Ok(out)
+}
+
+/// Merges the parts of a disjunction, sorted by their deepest and then shallowest variable,
+/// while a merged part stays within `max_nodes` nodes.
+fn cluster_parts<E: BddEngine>(
+    e: &E,
+    mut parts: Vec<E::Bdd>,
+    max_nodes: usize,
+) -> BddResult<Vec<E::Bdd>> {
+    if max_nodes == 0 || parts.len() < 2 {
+        return Ok(parts);
+    }
+    let keys: Vec<(Option<Var>, Option<Var>)> = parts
+        .iter()
+        .map(|p| {
+            let s = e.support(p);
+            (s.last().copied(), s.first().copied())
+        })
+        .collect();
+    let mut idx: Vec<usize> = (0..parts.len()).collect();
+    idx.sort_by_key(|&i| keys[i]);
+    let mut sorted: Vec<Option<E::Bdd>> = parts.drain(..).map(Some).collect();
+    let mut out: Vec<E::Bdd> = Vec::new();
+    for i in idx {
+        let p = sorted[i].take().expect("each part once");
+        if let Some(last) = out.last_mut() {
+            let m = e.or(last, &p)?;
+            if e.node_count(&m) <= max_nodes {
+                *last = m;
+                continue;
+            }
+        }
+        out.push(p);
+    }
+    Ok(out)
+}
+
 impl<'e, E: BddEngine> SymbolicGame<'e, E> {
     /// Compiles `game` on `engine`, which must have at least `encoding.num_vars()` variables
-    /// (use [`Encoding::new`] with `opts.order` first, then create the engine).
+    /// (build the encoding first, e.g. with [`Encoding::with_options`], then create the
+    /// engine).
     ///
     /// Joint moves are enumerated role by role, keeping only those whose moves can be legal
-    /// together in some state (the conjunction of their `legal` BDDs is satisfiable). In
-    /// turn-taking games this is the mover's moves times
-    /// the others' single `noop`. Each joint move becomes one [`Partition`]; the moves are
-    /// substituted as constants into the `next` circuit, and fluents whose next function is the
+    /// together in some encodable state (the conjunction of their `legal` BDDs is
+    /// satisfiable; with the compact encoding the proven mutex groups rule out, e.g., two
+    /// roles in control at once). In turn-taking games this is the mover's moves times the
+    /// others' single `noop`. Each joint move becomes one [`Partition`]; the moves are
+    /// substituted as constants into the `next` circuit, and bits whose next function is the
     /// identity for that joint move are left out of its relation (frame by omission).
     /// Limit: games with a large product of simultaneous moves get one relation per joint move
     /// (see [`SymbolicOptions::max_joint_moves`]).
@@ -511,7 +751,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         let e = engine;
         let enc = &encoding;
         let c = &game.circuit;
-        let mut comp = Compiler::new(e, game, enc);
+        let mut comp = Compiler::new(e, game, fluent_bdds(e, enc)?);
 
         // Terminal as a disjunction of parts (never built as one BDD unless asked for).
         let mut term_leaves = Vec::new();
@@ -523,8 +763,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             roots.extend(game.goals.iter().flatten().map(|g| g.1));
         }
         roots.extend(game.next.iter().copied());
-        let needed = c.cone(&roots);
-        comp.eval(&needed, false)?;
+        comp.eval_global(&roots)?;
 
         let mut terminal_parts = Vec::new();
         for &l in &term_leaves {
@@ -537,6 +776,8 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
                 terminal_parts.push(b);
             }
         }
+        let raw_terminal_parts = terminal_parts.clone();
+        let terminal_parts = cluster_parts(e, terminal_parts, opts.terminal_cluster_nodes)?;
         let legal = game
             .legal
             .iter()
@@ -547,71 +788,31 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             .iter()
             .map(|gs| gs.iter().map(|&(v, l)| Ok((v, comp.lit(l)?))).collect())
             .collect::<BddResult<Vec<Vec<(u8, E::Bdd)>>>>()?;
-        let mut init_vals = vec![false; game.fluents.len()];
-        for &f in &game.init {
-            init_vals[f] = true;
-        }
-        let init = e.cube(
-            &(0..game.fluents.len())
-                .map(|f| (enc.current_var(f), init_vals[f]))
-                .collect::<Vec<_>>(),
-        )?;
+        let init = match enc.encode(&game.init) {
+            Some(lits) => e.cube(&lits)?,
+            None => return Err(SymbolicError::InitBreaksGroup),
+        };
 
         // Joint moves that can be legal together.
-        let mut joint: Vec<(JointMove, E::Bdd)> = vec![(Vec::new(), e.constant(true))];
-        for ls in &legal {
-            let mut next = Vec::new();
-            for (j, cond) in &joint {
-                for (m, l) in ls.iter().enumerate() {
-                    let c2 = e.and(cond, l)?;
-                    if e.is_false(&c2) {
-                        continue;
-                    }
-                    let mut j2 = j.clone();
-                    j2.push(m);
-                    next.push((j2, c2));
-                    if next.len() > opts.max_joint_moves {
-                        return Err(SymbolicError::TooManyJointMoves {
-                            limit: opts.max_joint_moves,
-                        });
-                    }
-                }
-            }
-            joint = next;
-        }
+        let valid = valid_codes(e, enc)?;
+        let joint = joint_moves(e, &legal, &valid, opts.max_joint_moves)?;
 
         // One relation per joint move.
-        let next_needed = c.cone(&game.next);
         let mut partitions = Vec::with_capacity(joint.len());
-        let move_base: Vec<usize> = (0..game.roles.len())
-            .map(|r| (game.move_signal(r, 0) as usize) - game.fluents.len() - 1)
-            .collect();
         for (jm, cond) in joint {
-            comp.moves.fill(false);
-            for (r, &m) in jm.iter().enumerate() {
-                comp.moves[move_base[r] + m] = true;
-            }
-            comp.eval(&next_needed, true)?;
-            let mut touched = Vec::new();
-            let mut fns = Vec::new();
-            for p in (0..enc.num_fluents()).rev() {
-                let f = enc.fluent_at(p);
-                let nf = comp.lit(game.next[f])?;
-                if nf != e.var(enc.current_var(f)) {
-                    touched.push(f);
-                    fns.push((f, nf));
-                }
-            }
-            // Bottom-up: largest position first.
+            comp.set_joint_move(&jm)?;
+            let fns = next_bit_functions(e, enc, &comp, game)?;
+            let touched: Vec<u32> = fns.iter().map(|(b, _)| *b).collect();
+            // Bottom-up: largest bit first.
             let mut eqs = Vec::with_capacity(fns.len());
             let mut acc = Some(e.constant(true));
-            for (f, nf) in &fns {
-                let eq = e.iff(&e.var(enc.next_var(*f)), nf)?;
+            for (b, nb) in fns.iter().rev() {
+                let eq = e.iff(&e.var(Encoding::next_bit_var(*b)), nb)?;
                 if let Some(a) = &acc {
                     let a2 = e.and(&eq, a)?;
                     acc = (e.node_count(&a2) <= opts.max_relation_nodes).then_some(a2);
                 }
-                eqs.push((enc.next_var(*f), eq));
+                eqs.push((Encoding::next_bit_var(*b), eq));
             }
             let part = match acc {
                 Some(a) => {
@@ -627,25 +828,68 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         }
         drop(comp);
 
-        let clusters = if opts.cluster_nodes == 0 {
+        let mut clusters = if opts.cluster_nodes == 0 {
             partitions.clone()
         } else {
-            let mut out: Vec<Partition<E>> = Vec::new();
+            // Parts whose relations fix the turn groups to different values are never merged:
+            // in a layer where one role moves, the other role's cluster is empty at once.
+            let turn_vars: Vec<Var> = (0..enc.fluent_groups().len())
+                .filter(|&g| enc.is_turn_group(g))
+                .flat_map(|g| enc.group_bits(g).map(Encoding::current_bit_var))
+                .collect();
+            type Guard = Vec<(Var, bool)>;
+            let mut keyed: Vec<(Guard, Vec<Partition<E>>)> = Vec::new();
             for p in &partitions {
-                if let Some(last) = out
-                    .last_mut()
-                    .filter(|l| l.conjuncts.is_empty() && p.conjuncts.is_empty())
-                {
-                    let m = merge(e, enc, last, p)?;
-                    if e.node_count(&m.relation) <= opts.cluster_nodes {
-                        *last = m;
-                        continue;
-                    }
+                let key = implied_literals(e, &p.relation, &turn_vars)?;
+                match keyed.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, v)) => v.push(p.clone()),
+                    None => keyed.push((key, vec![p.clone()])),
                 }
-                out.push(p.clone());
+            }
+            let mut out: Vec<Partition<E>> = Vec::new();
+            for (_, parts) in keyed {
+                let start = out.len();
+                for p in parts {
+                    if out.len() > start {
+                        let last = out.last_mut().expect("non-empty");
+                        if last.conjuncts.is_empty() && p.conjuncts.is_empty() {
+                            let m = merge(e, enc, last, &p)?;
+                            if e.node_count(&m.relation) <= opts.cluster_nodes {
+                                *last = m;
+                                continue;
+                            }
+                        }
+                    }
+                    out.push(p);
+                }
             }
             out
         };
+        // Terminal parts each cluster can make true.
+        let checks = clusters.len() * raw_terminal_parts.len();
+        for cl in &mut clusters {
+            let mut rel = Vec::new();
+            let touched: Vec<Var> = cl.quant_cur.iter().collect();
+            for t in &raw_terminal_parts {
+                let reads_touched = e
+                    .support(t)
+                    .iter()
+                    .any(|v| touched.binary_search(v).is_ok());
+                if !reads_touched {
+                    continue;
+                }
+                let relevant = if !cl.conjuncts.is_empty() || checks > 20_000 {
+                    true
+                } else {
+                    let from = cl.image(e, &e.not(t)?)?;
+                    !e.is_false(&e.and(&from, t)?)
+                };
+                if relevant {
+                    rel.push(t.clone());
+                }
+            }
+            cl.terminal_parts = cluster_parts(e, rel, opts.terminal_cluster_nodes)?;
+        }
 
         Ok(SymbolicGame {
             engine,
@@ -660,7 +904,40 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             clusters,
             encoding,
             has_successor: OnceLock::new(),
+            potential: OnceLock::new(),
         })
+    }
+
+    /// The potential of states: `levels[k]` is the set of states in which exactly `k` of the
+    /// "at most one" groups hold a fluent (e.g. Connect Four cells with a disc). `None` if
+    /// there is no such group or more than 200. Built on first use.
+    pub fn potential_levels(&self) -> BddResult<Option<&[E::Bdd]>> {
+        const MAX_GROUPS: usize = 200;
+        if let Some(p) = self.potential.get() {
+            return Ok(p.as_deref());
+        }
+        let e = self.engine;
+        let enc = &self.encoding;
+        let groups: Vec<usize> = (0..enc.fluent_groups().len())
+            .filter(|&g| !enc.fluent_groups()[g].exactly_one)
+            .collect();
+        let levels = if groups.is_empty() || groups.len() > MAX_GROUPS {
+            None
+        } else {
+            // A group holds a fluent iff one of its bits is set (code 0 = none).
+            let holds = groups
+                .iter()
+                .map(|&g| {
+                    let bits = enc
+                        .group_bits(g)
+                        .map(|b| e.var(Encoding::current_bit_var(b)))
+                        .collect();
+                    or_all(e, bits)
+                })
+                .collect::<BddResult<Vec<_>>>()?;
+            Some(exactly(e, &holds)?)
+        };
+        Ok(self.potential.get_or_init(|| levels).as_deref())
     }
 
     /// The engine.
@@ -797,27 +1074,65 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         self.engine.sat_count_over(s, self.encoding.current_vars())
     }
 
-    /// The single state whose true fluents are `fluents`.
+    /// The number of states in `s` and the BDD node count of `s`, in one pass.
+    pub fn count_and_nodes(&self, s: &E::Bdd) -> (num_bigint::BigUint, usize) {
+        self.engine
+            .sat_count_and_nodes(s, self.encoding.current_vars())
+    }
+
+    /// The single state whose true fluents are `fluents`; the empty set if that fluent set
+    /// breaks a group of the encoding (then it is not a reachable state).
     pub fn state(&self, fluents: &[usize]) -> BddResult<E::Bdd> {
-        let mut vals = vec![false; self.encoding.num_fluents()];
-        for &f in fluents {
-            vals[f] = true;
+        match self.encoding.encode(fluents) {
+            Some(lits) => self.engine.cube(&lits),
+            None => Ok(self.engine.constant(false)),
         }
-        self.engine.cube(
-            &(0..vals.len())
-                .map(|f| (self.encoding.current_var(f), vals[f]))
-                .collect::<Vec<_>>(),
-        )
     }
 
     /// One state of `s` (the smallest in the variable order), as its true fluents, ascending;
     /// `None` if `s` is empty.
     pub fn pick_state(&self, s: &E::Bdd) -> Option<Vec<usize>> {
         let m = self.engine.pick_minterm(s)?;
-        let mut fl: Vec<usize> = (0..self.encoding.num_fluents())
-            .filter(|&f| m[self.encoding.current_var(f) as usize])
-            .collect();
-        fl.sort_unstable();
-        Some(fl)
+        Some(self.encoding.decode(&m))
     }
+}
+
+/// The next function of every bit the current joint move of `comp` touches (whose next value
+/// is not its current value), ascending by bit. A group's bit `i` is next true iff a fluent
+/// whose code has bit `i` set is next true (at most one is, by the group invariant).
+pub(crate) fn next_bit_functions<E: BddEngine>(
+    e: &E,
+    enc: &Encoding,
+    comp: &Compiler<'_, E>,
+    game: &GroundGame,
+) -> BddResult<Vec<(u32, E::Bdd)>> {
+    let mut out = Vec::new();
+    for (g, group) in enc.fluent_groups().iter().enumerate() {
+        let mut nfs = Vec::with_capacity(group.fluents.len());
+        let mut changed = false;
+        for &f in &group.fluents {
+            let nf = comp.lit(game.next[f])?;
+            changed |= &nf != comp.fluent(f);
+            nfs.push(nf);
+        }
+        if !changed {
+            continue;
+        }
+        let bits = enc.group_bits(g);
+        let width = bits.len() as u32;
+        for (i, b) in bits.enumerate() {
+            let mask = 1u32 << (width - 1 - i as u32);
+            let set: Vec<E::Bdd> = nfs
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| group.code(*k) & mask != 0)
+                .map(|(_, nf)| nf.clone())
+                .collect();
+            let nb = or_all(e, set)?;
+            if nb != e.var(Encoding::current_bit_var(b)) {
+                out.push((b, nb));
+            }
+        }
+    }
+    Ok(out)
 }

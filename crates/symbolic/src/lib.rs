@@ -2,7 +2,8 @@
 //!
 //! Main types:
 //!
-//! * [`Encoding`] (with [`Order`]): the variable layout of states;
+//! * [`Encoding`] (with [`Order`], [`EncodingKind`] and [`FluentGroup`]): the variable layout
+//!   of states, plain or compact with mutex groups proven by [`mutex`];
 //! * [`SymbolicGame`]: a [`symgame_ground::GroundGame`] compiled to BDDs on any
 //!   [`symgame_bdd::BddEngine`] — initial state, terminal, legal and goal predicates, and the
 //!   transition relation partitioned per joint move ([`Partition`]), with
@@ -15,16 +16,20 @@
 //!
 //! # Encoding invariants
 //!
-//! * One variable pair per fluent: fluent `f` at position `p` has its current variable at `2p`
-//!   and its next variable at `2p + 1` (interleaved), so renaming next to current (and back)
-//!   keeps the variable order and is cheap.
+//! * Fluents are partitioned into groups, each a binary number of bits (a group of one fluent
+//!   is one bit; a proven mutex group of `n` fluents has `ceil(log2(n + 1))` bits, or
+//!   `ceil(log2(n))` when exactly one is always true). Bit `b` has its current variable at `2b`
+//!   and its next variable at `2b + 1` (interleaved), so renaming next to current (and back)
+//!   keeps the variable order and is cheap. Outside the encoding, code goes through
+//!   [`SymbolicGame::state`], [`SymbolicGame::pick_state`], [`SymbolicGame::count`],
+//!   [`Encoding::current_vars`], [`Encoding::groups`] and [`Encoding::vars_of`].
 //! * A state set is a BDD over current variables only; counts are taken over the current
 //!   variables ([`SymbolicGame::count`]).
 //! * The circuit is compiled over current variables: cyclic blocks are iterated on BDDs from
 //!   false to their least fixpoint, gate BDDs are memoised (move-independent gates once, moves
 //!   substituted as constants for each joint move).
-//! * A partition for joint move `j` is `legal_j(x) AND AND_{f touched} (x_f' <-> next_f|j(x))`;
-//!   fluents whose next function is the identity under `j` are not mentioned (frame by
+//! * A partition for joint move `j` is `legal_j(x) AND AND_{b touched} (x_b' <-> next_b|j(x))`;
+//!   bits whose next function is the identity under `j` are not mentioned (frame by
 //!   omission), so the image quantifies and renames only the touched variables. A relation
 //!   too large to build (e.g. the 8-puzzle, where every cell may change and the relation over
 //!   all, mostly unreachable, assignments is huge) is kept as a list of conjuncts.
@@ -40,13 +45,14 @@
 
 mod encoding;
 mod game;
+pub mod mutex;
 mod search;
 
-pub use encoding::{Encoding, Order};
+pub use encoding::{Encoding, EncodingKind, FluentGroup, Order};
 pub use game::{JointMove, Partition, SymbolicError, SymbolicGame, SymbolicOptions};
 pub use search::{
-    reach, shortest_path, shortest_path_within, LayerStats, Path, Reach, ReachStats, SearchLimits,
-    StopReason,
+    reach, reach_count, shortest_path, shortest_path_within, LayerStats, Path, Reach, ReachStats,
+    SearchLimits, StopReason,
 };
 
 use symgame_bdd::{Backend, BddEngine, EngineConfig, EngineJob};
@@ -63,7 +69,7 @@ struct ReachJob<'a, F> {
 impl<F: FnMut(&ReachStats)> EngineJob<Result<ReachStats, SymbolicError>> for ReachJob<'_, F> {
     fn run<E: BddEngine>(self, engine: E) -> Result<ReachStats, SymbolicError> {
         let g = SymbolicGame::new(&engine, self.game, self.encoding, self.opts)?;
-        Ok(reach(&g, self.limits, false, self.progress).stats)
+        Ok(reach_count(&g, self.limits, self.progress))
     }
 }
 
@@ -77,7 +83,7 @@ pub fn reach_with_backend(
     limits: &SearchLimits,
     progress: impl FnMut(&ReachStats),
 ) -> Result<ReachStats, SymbolicError> {
-    let encoding = Encoding::new(game, opts.order);
+    let encoding = Encoding::with_options(game, opts);
     let n = encoding.num_vars();
     backend.run(
         n,
@@ -123,7 +129,7 @@ pub fn shortest_path_with_backend(
     let role_index = game
         .find_role(role)
         .ok_or_else(|| SymbolicError::UnknownRole(role.to_string()))?;
-    let encoding = Encoding::new(game, opts.order);
+    let encoding = Encoding::with_options(game, opts);
     let n = encoding.num_vars();
     backend.run(
         n,

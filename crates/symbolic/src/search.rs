@@ -88,7 +88,8 @@ pub struct ReachStats {
     /// Total terminal states over the complete layers (decimal string).
     #[serde(with = "big_string")]
     pub terminal: BigUint,
-    /// BDD nodes of the reached set.
+    /// BDD nodes of the reached set, taken at the end of the run (0 when the reached set was
+    /// not kept, see [`reach_count`]).
     pub reached_nodes: usize,
     /// Number of transition partitions used by the image.
     pub partitions: usize,
@@ -181,12 +182,121 @@ fn pre_image_guarded<E: BddEngine>(
 
 /// Symbolic breadth-first search from the initial state with duplicate detection. Each layer
 /// `L_{k+1} = image(L_k AND NOT terminal) AND NOT reached`; terminal states are counted but not
-/// expanded (the same convention as the explicit `explore`). `progress` is called after each
+/// expanded (the same convention as the explicit `explore`). The non-terminal part of a new
+/// layer is found per cluster, removing only the terminal parts that cluster can make true
+/// ([`Partition::terminal_parts`]). `progress` is called after each
 /// layer. On a limit, the complete layers are kept and `stats.stopped` says why.
 pub fn reach<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     limits: &SearchLimits,
     keep_layers: bool,
+    progress: impl FnMut(&ReachStats),
+) -> Reach<E> {
+    reach_impl(g, limits, keep_layers, true, progress)
+}
+
+/// [`reach`] for the counts only: the reached set is not kept (`reached` is the empty set and
+/// `stats.reached_nodes` is 0) while the layers are provably disjoint (see [`reach`]), which
+/// saves a union and a difference with the reached set per layer.
+pub fn reach_count<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    limits: &SearchLimits,
+    progress: impl FnMut(&ReachStats),
+) -> ReachStats {
+    reach_impl(g, limits, false, false, progress).stats
+}
+
+/// The state of a breadth-first search between layers.
+struct Bfs<E: BddEngine> {
+    /// The last layer.
+    frontier: E::Bdd,
+    /// Its non-terminal states.
+    expand: E::Bdd,
+    /// The union of the layers before `frontier` (kept unless counting a layered search).
+    reached: E::Bdd,
+    /// While layered: the potential of the initial state (layer `k` lies in
+    /// `levels[p0 + k]`), and the layers themselves when the union is not kept.
+    layered: Option<(usize, Vec<E::Bdd>)>,
+}
+
+/// One layer: `frontier` (layer `k`) joins the reached states and the next layer and its
+/// non-terminal states are computed. `bfs` changes only on success.
+fn next_layer<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    bfs: &mut Bfs<E>,
+    k: usize,
+    keep_reached: bool,
+    guard: &Guard,
+) -> Result<(E::Bdd, E::Bdd), Interrupt> {
+    let e = g.engine();
+    let limit_nodes = guard.limits.max_nodes.is_some();
+    let mut layered = bfs.layered.clone();
+    let mut reached = bfs.reached.clone();
+    match &mut layered {
+        Some((_, kept)) if !keep_reached => kept.push(bfs.frontier.clone()),
+        _ => {
+            reached = e.or(&reached, &bfs.frontier)?;
+            if limit_nodes {
+                guard.check_nodes(e.node_count(&reached))?;
+            }
+        }
+    }
+    let mut images = Vec::new();
+    for (c, p) in g.clusters().iter().enumerate() {
+        guard.check()?;
+        let img = p.image(e, &bfs.expand)?;
+        if !e.is_false(&img) {
+            images.push((c, img));
+        }
+    }
+    let union = or_all(e, images.iter().map(|(_, b)| b.clone()).collect())?;
+    // Layered: if every new state has potential p0 + k + 1, no earlier layer (potential
+    // p0 + j, j <= k) can hold it.
+    if let Some((p0, kept)) = &mut layered {
+        let levels = g.potential_levels()?.expect("layered implies levels");
+        let fits = match levels.get(*p0 + k + 1) {
+            Some(level) => e.is_false(&e.and_not(&union, level)?),
+            None => e.is_false(&union),
+        };
+        if !fits {
+            if !keep_reached {
+                reached = or_all(e, std::mem::take(kept))?;
+            }
+            layered = None;
+        }
+    }
+    guard.check()?;
+    let new = match layered {
+        Some(_) => union,
+        None => e.and_not(&union, &reached)?,
+    };
+    if limit_nodes {
+        guard.check_nodes(e.node_count(&new))?;
+    }
+    // A successor (under one cluster) of a non-terminal state is terminal only by a terminal
+    // part that cluster can make true, so each image is cut by its cluster's parts only.
+    let new_expand = match images.as_slice() {
+        [] => e.constant(false),
+        [(c, _)] => g.clusters()[*c].cut_terminal(e, &new)?,
+        _ => {
+            let mut cut = Vec::with_capacity(images.len());
+            for (c, img) in &images {
+                cut.push(g.clusters()[*c].cut_terminal(e, img)?);
+            }
+            e.and(&or_all(e, cut)?, &new)?
+        }
+    };
+    guard.check()?;
+    bfs.reached = reached;
+    bfs.layered = layered;
+    Ok((new, new_expand))
+}
+
+fn reach_impl<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    limits: &SearchLimits,
+    keep_layers: bool,
+    keep_reached: bool,
     mut progress: impl FnMut(&ReachStats),
 ) -> Reach<E> {
     let e = g.engine();
@@ -198,34 +308,50 @@ pub fn reach<E: BddEngine>(
         partitions: g.clusters().len(),
         ..ReachStats::default()
     };
-    let mut reached = e.constant(false);
     let mut layers = Vec::new();
-    let mut frontier = g.init().clone();
-    let step = |expand: &E::Bdd,
-                frontier: &E::Bdd,
-                reached: &E::Bdd|
-     -> Result<(E::Bdd, E::Bdd), Interrupt> {
-        let reached2 = e.or(reached, frontier)?;
-        guard.check_nodes(e.node_count(&reached2))?;
-        let img = image_guarded(g, expand, &guard)?;
-        let new = e.and_not(&img, &reached2)?;
-        guard.check_nodes(e.node_count(&new))?;
-        guard.check()?;
-        Ok((new, reached2))
-    };
-    while !e.is_false(&frontier) {
-        let states = g.count(&frontier);
-        let expand = match g.and_not_terminal(&frontier) {
-            Ok(t) => t,
-            Err(_) => {
-                stats.stopped = Some(StopReason::OutOfMemory);
-                break;
+    let start = || -> Result<Bfs<E>, BddError> {
+        let init = g.init().clone();
+        // The potential of the initial state, if potentials exist.
+        let layered = match g.potential_levels()? {
+            Some(levels) => {
+                let mut p0 = None;
+                for (p, level) in levels.iter().enumerate() {
+                    if !e.is_false(&e.and(&init, level)?) {
+                        p0 = Some(p);
+                    }
+                }
+                p0.map(|p| (p, Vec::new()))
             }
+            None => None,
         };
-        let terminal = &states - g.count(&expand);
-        let nodes = e.node_count(&frontier);
-        match step(&expand, &frontier, &reached) {
-            Ok((new, reached2)) => {
+        Ok(Bfs {
+            expand: g.and_not_terminal(&init)?,
+            frontier: init,
+            reached: e.constant(false),
+            layered,
+        })
+    };
+    let mut bfs = match start() {
+        Ok(b) => b,
+        Err(_) => {
+            stats.stopped = Some(StopReason::OutOfMemory);
+            return Reach {
+                stats,
+                reached: e.constant(false),
+                layers,
+            };
+        }
+    };
+    while !e.is_false(&bfs.frontier) {
+        let k = stats.layers.len();
+        let (states, nodes) = g.count_and_nodes(&bfs.frontier);
+        if let Err(Interrupt::Stop(why)) = guard.check().and_then(|()| guard.check_nodes(nodes)) {
+            stats.stopped = Some(why);
+            break;
+        }
+        let terminal = &states - g.count(&bfs.expand);
+        match next_layer(g, &mut bfs, k, keep_reached, &guard) {
+            Ok((new, new_expand)) => {
                 stats.states += &states;
                 stats.terminal += &terminal;
                 stats.layers.push(LayerStats {
@@ -234,13 +360,12 @@ pub fn reach<E: BddEngine>(
                     nodes,
                     seconds: guard.started.elapsed().as_secs_f64(),
                 });
-                reached = reached2;
-                stats.reached_nodes = e.node_count(&reached);
                 stats.seconds = guard.started.elapsed().as_secs_f64();
+                let done = std::mem::replace(&mut bfs.frontier, new);
                 if keep_layers {
-                    layers.push(frontier);
+                    layers.push(done);
                 }
-                frontier = new;
+                bfs.expand = new_expand;
                 progress(&stats);
             }
             Err(Interrupt::Stop(why)) => {
@@ -249,6 +374,17 @@ pub fn reach<E: BddEngine>(
             }
         }
     }
+    // The union of the finished layers.
+    let reached = if keep_reached {
+        bfs.reached
+    } else {
+        e.constant(false)
+    };
+    stats.reached_nodes = if keep_reached {
+        e.node_count(&reached)
+    } else {
+        0
+    };
     stats.seconds = guard.started.elapsed().as_secs_f64();
     Reach {
         stats,

@@ -9,8 +9,8 @@ use symgame_bdd::{Backend, BddEngine, BiodivineEngine, EngineConfig, OxiddEngine
 use symgame_explicit::{explore, ExploreLimits, Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    reach, reach_with_backend, shortest_path_within, Encoding, Order, ReachStats, SearchLimits,
-    SymbolicGame, SymbolicOptions,
+    reach, reach_with_backend, shortest_path_within, Encoding, EncodingKind, Order, ReachStats,
+    SearchLimits, SymbolicGame, SymbolicOptions,
 };
 
 fn root() -> PathBuf {
@@ -59,7 +59,17 @@ fn cross_check(path: &FsPath, max_states: u64) -> Option<u64> {
             Backend::Biodivine,
             SymbolicOptions {
                 order: Order::Given,
+                encoding: EncodingKind::Plain,
                 cluster_nodes: 5_000,
+                ..Default::default()
+            },
+        ),
+        (
+            Backend::Biodivine,
+            SymbolicOptions {
+                order: Order::Rules,
+                encoding: EncodingKind::Compact,
+                terminal_cluster_nodes: 10_000,
                 ..Default::default()
             },
         ),

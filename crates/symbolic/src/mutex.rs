@@ -1,0 +1,385 @@
+//! Mutex groups: sets of fluents of which at most one (or exactly one) is true in every
+//! reachable state, found from the fluents' terms and proven as inductive invariants.
+//!
+//! Candidates: fluents of one relation that agree on every argument but one, e.g. the colours
+//! of `(cell 1 1 ?)`, or the values of `(control ?)`. Each candidate gives two claims, "at
+//! most one is true" and "at least one is true". The proof is the greatest fixpoint of
+//! inductiveness (the Houdini algorithm): drop every claim the initial state breaks; then let
+//! `Inv` be the conjunction of the remaining claims and check, for every joint move `j` and
+//! every claim `C` about fluents `j` can change, that no state satisfying `Inv` where `j` is
+//! legal (and that is not terminal) has a successor breaking `C`, i.e. that
+//! `Inv(x) AND legal_j(x) AND NOT C(next|j(x)) AND NOT terminal(x)` is empty; drop the claims
+//! that fail and repeat until nothing is dropped. The claims left hold in the initial state
+//! and are preserved by every transition from a state where all of them hold, so by
+//! induction they hold in every reachable state. The checks run on BDDs in a private
+//! biodivine engine over the plain encoding. Any budget exceeded gives up soundly: no groups.
+
+use std::time::{Duration, Instant};
+
+use symgame_bdd::{BddEngine, BddResult, BiodivineEngine, EngineConfig};
+use symgame_ground::{GroundGame, GroundTerm};
+
+use crate::encoding::{Encoding, FluentGroup, Order};
+use crate::game::{disjuncts, fluent_bdds, joint_moves, Compiler};
+
+/// The outcome of [`prove_groups`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MutexProof {
+    /// A partition of all fluents: the chosen proven groups, then every other fluent alone.
+    pub groups: Vec<FluentGroup>,
+    /// Candidate groups considered.
+    pub candidates: usize,
+    /// Candidates proven "at most one".
+    pub proven: usize,
+    /// Candidates proven "exactly one".
+    pub proven_exactly_one: usize,
+    /// Rounds of the fixpoint.
+    pub rounds: usize,
+    /// Why no group was proven (a budget or the game's size), if so.
+    pub gave_up: Option<String>,
+}
+
+/// Budgets of [`prove_groups_within`].
+#[derive(Clone, Debug)]
+pub struct MutexBudget {
+    /// Give up after this much time.
+    pub time: Duration,
+    /// Give up when more joint moves than this can be legal together.
+    pub max_joint_moves: usize,
+    /// Give up after this many rounds of the fixpoint.
+    pub max_rounds: usize,
+    /// The conjunction of the claims assumed in a round stays within this many BDD nodes
+    /// (claims that would grow it further are checked but not assumed).
+    pub max_invariant_nodes: usize,
+}
+
+impl Default for MutexBudget {
+    fn default() -> Self {
+        MutexBudget {
+            time: Duration::from_secs(20),
+            max_joint_moves: 20_000,
+            max_rounds: 20,
+            max_invariant_nodes: 100_000,
+        }
+    }
+}
+
+/// A candidate group: fluents of one relation that agree on all arguments except the
+/// `varied` positions.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Candidate {
+    /// The fluents, ascending.
+    pub members: Vec<usize>,
+    /// The argument positions that vary (one or two), ascending.
+    pub varied: Vec<usize>,
+}
+
+/// Candidate groups: fluents of one relation equal in all arguments but one position, or but
+/// two positions (e.g. "the blank is in one cell" over `(cell ?x ?y 0)`), with at least two
+/// members; each distinct member set once (with its fewest varied positions).
+pub fn candidate_groups(game: &GroundGame) -> Vec<Candidate> {
+    use std::collections::HashMap;
+    type Key<'a> = (&'a str, usize, Vec<usize>, Vec<&'a GroundTerm>);
+    let mut by_key: HashMap<Key<'_>, Vec<usize>> = HashMap::new();
+    for (f, t) in game.fluents.iter().enumerate() {
+        if let GroundTerm::Func(name, args) = t {
+            let k = args.len();
+            let mut variations: Vec<Vec<usize>> = (0..k).map(|p| vec![p]).collect();
+            for p in 0..k {
+                for q in p + 1..k {
+                    variations.push(vec![p, q]);
+                }
+            }
+            for varied in variations {
+                let rest: Vec<&GroundTerm> = args
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !varied.contains(i))
+                    .map(|(_, a)| a)
+                    .collect();
+                by_key
+                    .entry((name.as_str(), k, varied, rest))
+                    .or_default()
+                    .push(f);
+            }
+        }
+    }
+    let mut out: Vec<Candidate> = by_key
+        .into_iter()
+        .filter(|(_, v)| v.len() >= 2)
+        .map(|((_, _, varied, _), mut members)| {
+            members.sort_unstable();
+            Candidate { members, varied }
+        })
+        .collect();
+    // The same member set from several variations: keep the one with fewest varied positions.
+    out.sort_by(|a, b| {
+        a.members
+            .cmp(&b.members)
+            .then(a.varied.len().cmp(&b.varied.len()))
+            .then(a.varied.cmp(&b.varied))
+    });
+    out.dedup_by(|a, b| a.members == b.members);
+    out
+}
+
+/// Proves mutex groups of `game` with the default budget; see the module documentation.
+pub fn prove_groups(game: &GroundGame) -> MutexProof {
+    prove_groups_within(game, &MutexBudget::default())
+}
+
+/// Proves mutex groups of `game` within `budget`; see the module documentation.
+pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProof {
+    let candidates = candidate_groups(game);
+    let mut proof = MutexProof {
+        groups: Vec::new(),
+        candidates: candidates.len(),
+        proven: 0,
+        proven_exactly_one: 0,
+        rounds: 0,
+        gave_up: None,
+    };
+    let singles = || (0..game.fluents.len()).map(FluentGroup::single).collect();
+    if candidates.is_empty() {
+        proof.groups = singles();
+        return proof;
+    }
+    let enc = Encoding::new(game, Order::Heuristic);
+    let engine = match BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()) {
+        Ok(e) => e,
+        Err(e) => {
+            proof.gave_up = Some(e.to_string());
+            proof.groups = singles();
+            return proof;
+        }
+    };
+    match houdini(&engine, game, &enc, &candidates, budget, &mut proof.rounds) {
+        Ok(Ok((amo, alo))) => {
+            proof.proven = amo.iter().filter(|&&b| b).count();
+            proof.proven_exactly_one = amo.iter().zip(&alo).filter(|(a, b)| **a && **b).count();
+            proof.groups = choose(game.fluents.len(), &candidates, &amo, &alo);
+        }
+        Ok(Err(why)) => {
+            proof.gave_up = Some(why);
+            proof.groups = singles();
+        }
+        Err(e) => {
+            proof.gave_up = Some(e.to_string());
+            proof.groups = singles();
+        }
+    }
+    proof
+}
+
+/// `(two, none)`: at least two of `bs` are true; none of them is.
+fn two_and_none<E: BddEngine>(e: &E, bs: &[E::Bdd]) -> BddResult<(E::Bdd, E::Bdd)> {
+    let mut none = e.constant(true);
+    let mut one = e.constant(false);
+    let mut two = e.constant(false);
+    for b in bs {
+        two = e.or(&two, &e.and(&one, b)?)?;
+        one = e.or(&e.and_not(&one, b)?, &e.and(&none, b)?)?;
+        none = e.and_not(&none, b)?;
+    }
+    Ok((two, none))
+}
+
+/// Per candidate: whether "at most one" and whether "at least one" is proven.
+type Claims = (Vec<bool>, Vec<bool>);
+
+/// The greatest set of claims that is inductive: per candidate, whether "at most one" and
+/// "at least one" survive. The inner `Err` is a budget given up on.
+fn houdini<E: BddEngine>(
+    e: &E,
+    game: &GroundGame,
+    enc: &Encoding,
+    candidates: &[Candidate],
+    budget: &MutexBudget,
+    rounds: &mut usize,
+) -> BddResult<Result<Claims, String>> {
+    let started = Instant::now();
+    let n = candidates.len();
+    let mut amo = vec![true; n];
+    let mut alo = vec![true; n];
+    let mut in_init = vec![false; game.fluents.len()];
+    for &f in &game.init {
+        in_init[f] = true;
+    }
+    for (c, cand) in candidates.iter().enumerate() {
+        let k = cand.members.iter().filter(|&&f| in_init[f]).count();
+        amo[c] = k <= 1;
+        // "At least one" only matters with "at most one" (an exactly-one group).
+        alo[c] = k == 1;
+    }
+    let mut comp = Compiler::new(e, game, fluent_bdds(e, enc)?);
+    let mut term_leaves = Vec::new();
+    disjuncts(&game.circuit, game.terminal, &mut term_leaves);
+    let mut roots = term_leaves.clone();
+    roots.extend(game.legal.iter().flatten().copied());
+    roots.extend(game.next.iter().copied());
+    comp.eval_global(&roots)?;
+    let terminal_parts = term_leaves
+        .iter()
+        .map(|&l| comp.lit(l))
+        .collect::<BddResult<Vec<_>>>()?;
+    let legal = game
+        .legal
+        .iter()
+        .map(|ls| ls.iter().map(|&l| comp.lit(l)).collect())
+        .collect::<BddResult<Vec<Vec<E::Bdd>>>>()?;
+    // Candidates of each fluent, to visit only the claims a joint move can break.
+    let mut of_fluent: Vec<Vec<usize>> = vec![Vec::new(); game.fluents.len()];
+    for (c, cand) in candidates.iter().enumerate() {
+        for &f in &cand.members {
+            of_fluent[f].push(c);
+        }
+    }
+    // Claims are assumed largest group first: the conjunction of big groups fixes the
+    // function early, and the small, often implied, claims then barely change it.
+    let mut assume_order: Vec<usize> = (0..candidates.len()).collect();
+    assume_order.sort_by_key(|&c| (std::cmp::Reverse(candidates[c].members.len()), c));
+    let out_of_time = || started.elapsed() > budget.time;
+    loop {
+        *rounds += 1;
+        if *rounds > budget.max_rounds {
+            return Ok(Err(format!("more than {} rounds", budget.max_rounds)));
+        }
+        // Inv: the conjunction of the surviving claims. Assuming fewer claims only makes
+        // the checks stricter, so claims that would grow Inv past the budget are left out.
+        let mut inv = e.constant(true);
+        for &c in &assume_order {
+            if !amo[c] && !alo[c] {
+                continue;
+            }
+            let bs: Vec<E::Bdd> = candidates[c]
+                .members
+                .iter()
+                .map(|&f| comp.fluent(f).clone())
+                .collect();
+            let (two, none) = two_and_none(e, &bs)?;
+            let mut next = inv.clone();
+            if amo[c] {
+                next = e.and_not(&next, &two)?;
+            }
+            if alo[c] {
+                next = e.and_not(&next, &none)?;
+            }
+            if e.node_count(&next) <= budget.max_invariant_nodes {
+                inv = next;
+            }
+        }
+        let joint = match joint_moves(e, &legal, &inv, budget.max_joint_moves) {
+            Ok(j) => j,
+            Err(_) => {
+                return Ok(Err(format!(
+                    "more than {} joint moves",
+                    budget.max_joint_moves
+                )))
+            }
+        };
+        let mut dropped = false;
+        for (jm, cond) in &joint {
+            if out_of_time() {
+                return Ok(Err(format!("time budget of {:?} exceeded", budget.time)));
+            }
+            comp.set_joint_move(jm)?;
+            let mut next: Vec<Option<E::Bdd>> = vec![None; game.fluents.len()];
+            let mut changed = vec![false; game.fluents.len()];
+            for f in 0..game.fluents.len() {
+                if of_fluent[f].iter().any(|&c| amo[c] || alo[c]) {
+                    let nf = comp.lit(game.next[f])?;
+                    changed[f] = &nf != comp.fluent(f);
+                    next[f] = Some(nf);
+                }
+            }
+            for (c, cand) in candidates.iter().enumerate() {
+                if !(amo[c] || alo[c]) || !cand.members.iter().any(|&f| changed[f]) {
+                    continue;
+                }
+                let bs: Vec<E::Bdd> = cand
+                    .members
+                    .iter()
+                    .map(|&f| next[f].clone().expect("computed for live candidates"))
+                    .collect();
+                let (two, none) = two_and_none(e, &bs)?;
+                for (claim, broken) in [(&mut amo[c], two), (&mut alo[c], none)] {
+                    if !*claim {
+                        continue;
+                    }
+                    let mut bad = e.and(cond, &broken)?;
+                    for t in &terminal_parts {
+                        if e.is_false(&bad) {
+                            break;
+                        }
+                        bad = e.and_not(&bad, t)?;
+                    }
+                    if !e.is_false(&bad) {
+                        *claim = false;
+                        dropped = true;
+                    }
+                }
+                if !amo[c] {
+                    alo[c] = false;
+                }
+            }
+        }
+        if !dropped {
+            return Ok(Ok((amo, alo)));
+        }
+    }
+}
+
+/// A partition of the fluents: proven candidates by decreasing saving (bits freed), then by
+/// size, then fewer varied positions, later varied positions first (the value position of
+/// `(cell ?x ?y ?v)`); a candidate overlapping groups already chosen keeps its remaining
+/// fluents (a subset of an "at most one" group is one too, but loses "exactly one"); the rest
+/// alone.
+fn choose(
+    num_fluents: usize,
+    candidates: &[Candidate],
+    amo: &[bool],
+    alo: &[bool],
+) -> Vec<FluentGroup> {
+    use std::cmp::Reverse;
+    let saving = |c: usize| {
+        let g = FluentGroup {
+            fluents: candidates[c].members.clone(),
+            exactly_one: alo[c],
+        };
+        g.fluents.len() as i64 - i64::from(g.bits())
+    };
+    let mut order: Vec<usize> = (0..candidates.len()).filter(|&c| amo[c]).collect();
+    order.sort_by_key(|&c| {
+        let cand = &candidates[c];
+        (
+            Reverse(saving(c)),
+            Reverse(cand.members.len()),
+            cand.varied.len(),
+            Reverse(cand.varied.clone()),
+            c,
+        )
+    });
+    let mut taken = vec![false; num_fluents];
+    let mut out = Vec::new();
+    for c in order {
+        let members = &candidates[c].members;
+        let free: Vec<usize> = members.iter().copied().filter(|&f| !taken[f]).collect();
+        if free.len() < 2 {
+            continue;
+        }
+        let whole = free.len() == members.len();
+        for &f in &free {
+            taken[f] = true;
+        }
+        out.push(FluentGroup {
+            fluents: free,
+            exactly_one: whole && alo[c],
+        });
+    }
+    for (f, t) in taken.iter().enumerate() {
+        if !t {
+            out.push(FluentGroup::single(f));
+        }
+    }
+    out
+}

@@ -1,0 +1,280 @@
+//! The compact encoding: proven mutex groups hold in every explicitly reachable state, the
+//! proof rejects groups that are not invariants, and states round-trip through the encoding.
+
+use std::collections::{HashSet, VecDeque};
+use std::path::PathBuf;
+
+use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
+use symgame_explicit::{Reasoner, State};
+use symgame_ground::GroundGame;
+use symgame_symbolic::mutex::prove_groups;
+use symgame_symbolic::{Encoding, EncodingKind, Order, SymbolicGame, SymbolicOptions};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn load(name: &str) -> GroundGame {
+    let p = root().join("gdl").join(name);
+    symgame_ground::load(&p, &Default::default()).unwrap()
+}
+
+fn from_text(text: &str) -> GroundGame {
+    let desc = symgame_gdl::check(
+        symgame_gdl::parse(symgame_gdl::Source::new("inline.kif", text)).unwrap(),
+    )
+    .unwrap();
+    symgame_ground::ground(&desc, &Default::default()).unwrap()
+}
+
+/// All reachable states (terminal ones included, not expanded), at most `max`.
+fn reachable(game: &GroundGame, max: usize) -> Vec<State> {
+    let r = Reasoner::new(game);
+    let mut seen = HashSet::new();
+    let mut queue = VecDeque::new();
+    seen.insert(r.initial_state());
+    queue.push_back(r.initial_state());
+    let mut out = Vec::new();
+    while let Some(s) = queue.pop_front() {
+        out.push(s.clone());
+        assert!(out.len() <= max, "more than {max} states");
+        if r.is_terminal(&s) {
+            continue;
+        }
+        for j in r.joint_moves(&s) {
+            let t = r.next_state(&s, &j);
+            if seen.insert(t.clone()) {
+                queue.push_back(t);
+            }
+        }
+    }
+    out
+}
+
+fn names(game: &GroundGame, fluents: &[usize]) -> Vec<String> {
+    fluents
+        .iter()
+        .map(|&f| game.fluents[f].to_string())
+        .collect()
+}
+
+/// Every proven group holds in every reachable state (at most one true, exactly one when
+/// claimed), and every state survives encode, decode, `state` and `pick_state`.
+fn check_sound(name: &str) -> usize {
+    let game = load(name);
+    let proof = prove_groups(&game);
+    assert_eq!(proof.gave_up, None, "{name}");
+    let states = reachable(&game, 200_000);
+    for g in &proof.groups {
+        for s in &states {
+            let on = g.fluents.iter().filter(|&&f| s.contains(f)).count();
+            assert!(
+                on <= 1,
+                "{name}: {:?} has {on} true",
+                names(&game, &g.fluents)
+            );
+            if g.exactly_one {
+                assert_eq!(on, 1, "{name}: {:?}", names(&game, &g.fluents));
+            }
+        }
+    }
+    let enc = Encoding::compact(&game, Order::Heuristic);
+    let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+    let opts = SymbolicOptions::default();
+    let sg = SymbolicGame::new(&e, &game, enc.clone(), &opts).unwrap();
+    for s in states.iter().take(500) {
+        let fl: Vec<usize> = s.fluents().collect();
+        let lits = enc.encode(&fl).expect("a reachable state is encodable");
+        let mut values = vec![false; enc.num_vars() as usize];
+        for (v, b) in lits {
+            values[v as usize] = b;
+        }
+        assert_eq!(enc.decode(&values), fl);
+        let bdd = sg.state(&fl).unwrap();
+        assert_eq!(sg.count(&bdd), 1u32.into());
+        assert_eq!(sg.pick_state(&bdd), Some(fl));
+    }
+    proof.groups.iter().filter(|g| g.fluents.len() > 1).count()
+}
+
+#[test]
+fn proven_groups_hold_in_every_reachable_state() {
+    for (name, min_groups) in [
+        ("tictactoe.kif", 10),
+        ("connect4_4x4.kif", 17),
+        ("eight_puzzle_easy.kif", 10),
+        ("hanoi_4.kif", 1),
+        ("nim_1_2_3.kif", 1),
+        ("chomp_4x3.kif", 1),
+        ("prisoners_2p.kif", 1),
+        ("climb_rewards.kif", 1),
+    ] {
+        let groups = check_sound(name);
+        assert!(groups >= min_groups, "{name}: only {groups} groups");
+    }
+}
+
+#[test]
+fn tictactoe_groups_are_cells_and_control() {
+    let game = load("tictactoe.kif");
+    let proof = prove_groups(&game);
+    let mut groups: Vec<(Vec<String>, bool)> = proof
+        .groups
+        .iter()
+        .filter(|g| g.fluents.len() > 1)
+        .map(|g| {
+            let mut n = names(&game, &g.fluents);
+            n.sort();
+            (n, g.exactly_one)
+        })
+        .collect();
+    groups.sort();
+    assert_eq!(groups.len(), 10, "{groups:?}");
+    assert!(groups.contains(&(
+        vec![
+            "(cell 1 1 b)".to_string(),
+            "(cell 1 1 o)".to_string(),
+            "(cell 1 1 x)".to_string()
+        ],
+        true
+    )));
+    assert!(groups.contains(&(
+        vec![
+            "(control oplayer)".to_string(),
+            "(control xplayer)".to_string()
+        ],
+        true
+    )));
+    // 9 cells of 3 values in 2 bits each, control in 1 bit.
+    assert_eq!(Encoding::compact(&game, Order::Heuristic).num_bits(), 19);
+    assert_eq!(Encoding::new(&game, Order::Heuristic).num_bits(), 29);
+}
+
+#[test]
+fn connect_four_cells_are_at_most_one_and_control_exactly_one() {
+    let game = load("connect4_4x4.kif");
+    let proof = prove_groups(&game);
+    for g in proof.groups.iter().filter(|g| g.fluents.len() > 1) {
+        let n = names(&game, &g.fluents);
+        if n[0].starts_with("(control") {
+            assert!(g.exactly_one);
+        } else {
+            assert!(!g.exactly_one, "{n:?}: an empty cell has neither colour");
+            assert_eq!(g.fluents.len(), 2);
+        }
+    }
+    let enc = Encoding::compact(&game, Order::Heuristic);
+    // Turn groups come first in the heuristic order.
+    assert!(game.fluents[enc.fluent_groups()[0].fluents[0]]
+        .to_string()
+        .starts_with("(control"));
+}
+
+/// A game where `(mark ?)` fluents look like a group by their names but accumulate.
+const ACCUMULATE: &str = "
+(role p)
+(init (mark a))
+(init (count 0))
+(<= (legal p (add ?x)) (letter ?x))
+(letter a) (letter b) (letter c)
+(<= (next (mark ?x)) (does p (add ?x)))
+(<= (next (mark ?x)) (true (mark ?x)))
+(<= (next (count 1)) (true (count 0)))
+(<= (next (count 2)) (true (count 1)))
+(<= terminal (true (count 2)))
+(<= (goal p 100) (true (mark c)))
+(<= (goal p 0) (not (true (mark c))))
+";
+
+#[test]
+fn accumulating_fluents_are_not_grouped() {
+    let game = from_text(ACCUMULATE);
+    let proof = prove_groups(&game);
+    let find = |t: &str| {
+        game.fluents
+            .iter()
+            .position(|f| f.to_string() == t)
+            .unwrap()
+    };
+    let mark_a = find("(mark a)");
+    let count0 = find("(count 0)");
+    let group_of = |f: usize| {
+        proof
+            .groups
+            .iter()
+            .find(|g| g.fluents.contains(&f))
+            .unwrap()
+    };
+    assert_eq!(group_of(mark_a).fluents.len(), 1, "marks accumulate");
+    // The counter is a group; from (count 2), a terminal state, nothing follows, so it is
+    // "exactly one" only thanks to the terminal cut.
+    let counter = group_of(count0);
+    assert_eq!(counter.fluents.len(), 3);
+    assert!(counter.exactly_one);
+    // Encode and count: the compact encoding gives the same layers as the plain one.
+    for kind in [EncodingKind::Plain, EncodingKind::Compact] {
+        let opts = SymbolicOptions {
+            encoding: kind,
+            ..Default::default()
+        };
+        let enc = Encoding::with_options(&game, &opts);
+        let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+        let g = SymbolicGame::new(&e, &game, enc, &opts).unwrap();
+        let r = symgame_symbolic::reach(&g, &Default::default(), false, |_| {});
+        let layers: Vec<String> = r
+            .stats
+            .layers
+            .iter()
+            .map(|l| l.states.to_string())
+            .collect();
+        assert_eq!(layers.join(" "), "1 3 4", "{kind:?}");
+        let picked = g.pick_state(g.init()).unwrap();
+        assert_eq!(picked, {
+            let mut v = game.init.clone();
+            v.sort_unstable();
+            v
+        });
+        // Two counter values at once: a state of the plain encoding, none of the compact one.
+        let two_counts = g.state(&[mark_a, count0, find("(count 1)")]).unwrap();
+        assert_eq!(e.is_false(&two_counts), kind == EncodingKind::Compact);
+    }
+}
+
+/// Two fluents that are exclusive only because each guards the other: a round of the proof
+/// that assumed nothing would reject both; the fixpoint keeps them.
+const MUTUAL: &str = "
+(role p)
+(init (light red))
+(init (time 0))
+(<= (legal p flip) (true (light ?x)))
+(<= (next (light green)) (true (light red)) (not (true (light green))))
+(<= (next (light red)) (true (light green)) (not (true (light red))))
+(<= (next (light red)) (true (light red)) (true (light green)))
+(<= (next (light green)) (true (light red)) (true (light green)))
+(<= (next (time 1)) (true (time 0)))
+(<= (next (time 2)) (true (time 1)))
+(<= (next (time 3)) (true (time 2)))
+(<= terminal (true (time 3)))
+(<= (goal p 100) (true (light red)))
+(<= (goal p 0) (not (true (light red))))
+";
+
+#[test]
+fn exclusivity_that_depends_on_itself_is_proven() {
+    let game = from_text(MUTUAL);
+    let proof = prove_groups(&game);
+    let find = |t: &str| {
+        game.fluents
+            .iter()
+            .position(|f| f.to_string() == t)
+            .unwrap()
+    };
+    let red = find("(light red)");
+    let g = proof
+        .groups
+        .iter()
+        .find(|g| g.fluents.contains(&red))
+        .unwrap();
+    assert_eq!(g.fluents.len(), 2, "{:?}", proof.groups);
+    assert!(g.exactly_one);
+}
