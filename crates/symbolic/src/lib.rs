@@ -73,8 +73,9 @@ impl<F: FnMut(&ReachStats)> EngineJob<Result<ReachStats, SymbolicError>> for Rea
     }
 }
 
-/// Symbolic BFS ([`reach`]) of `game` on the engine `backend`: compiles the game and returns the
-/// layer statistics. `progress` is called after each layer.
+/// Symbolic BFS ([`reach_count`]) of `game` on the engine `backend`: builds the encoding
+/// `opts` asks for ([`Encoding::with_options`]), compiles the game and returns the layer
+/// statistics. `progress` is called after each layer.
 pub fn reach_with_backend(
     game: &GroundGame,
     backend: Backend,
@@ -84,6 +85,19 @@ pub fn reach_with_backend(
     progress: impl FnMut(&ReachStats),
 ) -> Result<ReachStats, SymbolicError> {
     let encoding = Encoding::with_options(game, opts);
+    reach_encoded(game, encoding, backend, config, opts, limits, progress)
+}
+
+/// [`reach_with_backend`] with an encoding built by the caller.
+pub fn reach_encoded(
+    game: &GroundGame,
+    encoding: Encoding,
+    backend: Backend,
+    config: &EngineConfig,
+    opts: &SymbolicOptions,
+    limits: &SearchLimits,
+    progress: impl FnMut(&ReachStats),
+) -> Result<ReachStats, SymbolicError> {
     let n = encoding.num_vars();
     backend.run(
         n,

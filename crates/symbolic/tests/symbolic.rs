@@ -167,13 +167,83 @@ fn serde_json_like(st: &ReachStats) -> String {
     format!("{st:?}")
 }
 
-#[test]
-fn connect4_4x4_count() {
-    let game = load(&root().join("gdl/connect4_4x4.kif"));
-    for b in Backend::ALL {
-        let st = symbolic_layers(&game, b, &SymbolicOptions::default());
-        assert_eq!(st.states, BigUint::from(161_029u32), "{b}");
+/// The `layers` and `states` lines of a game's `.expect` fixture.
+fn expected_layers(name: &str) -> (Option<Vec<BigUint>>, BigUint) {
+    let text = std::fs::read_to_string(root().join("gdl").join(name).with_extension("expect"))
+        .expect("fixture");
+    let mut layers = None;
+    let mut states = None;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("layers ") {
+            layers = Some(
+                rest.split_whitespace()
+                    .map(|n| n.parse().unwrap())
+                    .collect(),
+            );
+        } else if let Some(rest) = line.strip_prefix("states ") {
+            states = Some(rest.trim().parse().unwrap());
+        }
     }
+    (layers, states.expect("a states line"))
+}
+
+/// Connect Four 4x4 and 5x4 (3,945,711 states): every layer as in the fixtures, on both
+/// engines, compact and plain encodings: two independent BDD engines cross-check each other.
+#[test]
+fn connect4_layers_match_fixtures_on_both_engines() {
+    for name in ["connect4_4x4.kif", "connect4_5x4.kif"] {
+        let game = load(&root().join("gdl").join(name));
+        let (layers, states) = expected_layers(name);
+        let layers = layers.expect("a layers line");
+        for (backend, encoding) in [
+            (Backend::Biodivine, EncodingKind::Compact),
+            (Backend::Oxidd, EncodingKind::Compact),
+            (Backend::Oxidd, EncodingKind::Plain),
+        ] {
+            let opts = SymbolicOptions {
+                encoding,
+                goals: false,
+                ..Default::default()
+            };
+            let st = symbolic_layers(&game, backend, &opts);
+            let got: Vec<BigUint> = st.layers.iter().map(|l| l.states.clone()).collect();
+            assert_eq!(got, layers, "{name} on {backend} {encoding:?}");
+            assert_eq!(st.states, states, "{name} on {backend} {encoding:?}");
+        }
+    }
+}
+
+/// Connect Four 6x5: 2,818,972,642 states (J. Tromp's count), terminal positions counted, not
+/// expanded. Heavy (a few minutes and several GB on a 2-core machine): SYMGAME_HEAVY=1.
+#[test]
+fn connect4_6x5_count_heavy() {
+    if std::env::var("SYMGAME_HEAVY").ok().as_deref() != Some("1") {
+        return;
+    }
+    let name = "connect4_6x5.kif";
+    let game = load(&root().join("gdl").join(name));
+    let (_, states) = expected_layers(name);
+    let config = EngineConfig {
+        threads: 0,
+        node_capacity: 1 << 26,
+        cache_capacity: 1 << 24,
+    };
+    let opts = SymbolicOptions {
+        goals: false,
+        ..Default::default()
+    };
+    let st = reach_with_backend(
+        &game,
+        Backend::Oxidd,
+        &config,
+        &opts,
+        &SearchLimits::default(),
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(st.stopped, None);
+    assert_eq!(st.states, states);
+    assert_eq!(st.layers.len(), 31);
 }
 
 /// Explicit reachable graph: states in BFS order, their successors, terminal flags.
