@@ -239,6 +239,9 @@ fn houdini<E: BddEngine>(
     let mut assume_order: Vec<usize> = (0..candidates.len()).collect();
     assume_order.sort_by_key(|&c| (std::cmp::Reverse(candidates[c].members.len()), c));
     let out_of_time = || started.elapsed() > budget.time;
+    const CACHE_LIMIT: usize = 2_000_000;
+    let mut cache: std::collections::HashMap<Vec<usize>, Vec<Option<E::Bdd>>> =
+        std::collections::HashMap::new();
     loop {
         *rounds += 1;
         if *rounds > budget.max_rounds {
@@ -282,16 +285,27 @@ fn houdini<E: BddEngine>(
             if out_of_time() {
                 return Ok(Err(format!("time budget of {:?} exceeded", budget.time)));
             }
-            comp.set_joint_move(jm)?;
-            let mut next: Vec<Option<E::Bdd>> = vec![None; game.fluents.len()];
-            let mut changed = vec![false; game.fluents.len()];
-            for f in 0..game.fluents.len() {
-                if of_fluent[f].iter().any(|&c| amo[c] || alo[c]) {
-                    let nf = comp.lit(game.next[f])?;
-                    changed[f] = &nf != comp.fluent(f);
-                    next[f] = Some(nf);
+            // The next functions do not depend on the claims: computed once per joint move
+            // (kept across rounds while the cache is small).
+            let next = match cache.get(jm) {
+                Some(n) => n.clone(),
+                None => {
+                    comp.set_joint_move(jm)?;
+                    let mut next: Vec<Option<E::Bdd>> = vec![None; game.fluents.len()];
+                    for f in 0..game.fluents.len() {
+                        if of_fluent[f].iter().any(|&c| amo[c] || alo[c]) {
+                            next[f] = Some(comp.lit(game.next[f])?);
+                        }
+                    }
+                    if cache.len() * game.fluents.len() < CACHE_LIMIT {
+                        cache.insert(jm.clone(), next.clone());
+                    }
+                    next
                 }
-            }
+            };
+            let changed: Vec<bool> = (0..game.fluents.len())
+                .map(|f| next[f].as_ref().is_some_and(|nf| nf != comp.fluent(f)))
+                .collect();
             for (c, cand) in candidates.iter().enumerate() {
                 if !(amo[c] || alo[c]) || !cand.members.iter().any(|&f| changed[f]) {
                     continue;

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Cross-checks symbolic against explicit layer counts on every .kif file of a directory.
+
+For each game, `symgame explore --json --state-limit N` runs first (its own process, with a
+time limit and an address-space limit). Games whose explicit exploration finishes are then
+counted symbolically with `symgame reach --json`, once per configuration (by default the oxidd
+engine with the compact encoding and the biodivine engine with the plain encoding), and every
+layer's state and terminal counts are compared. The result is a Markdown table.
+
+usage: scripts/reach_check.py [--bin target/release/symgame] [--state-limit 1000000]
+                              [--explore-seconds 60] [--reach-seconds 120] [--gib 8]
+                              [--out docs/reach-check.md] [--json OUT.json] DIR
+
+Exit status: 0 when no game has different counts (a disagreement is a bug), 1 otherwise.
+"""
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+CONFIGS = [
+    ("oxidd/compact", ["--backend", "oxidd", "--encoding", "compact", "--threads", "1"]),
+    ("biodivine/plain", ["--backend", "biodivine", "--encoding", "plain"]),
+]
+
+
+def limit(gib):
+    def apply():
+        n = gib * 1024 ** 3
+        resource.setrlimit(resource.RLIMIT_AS, (n, n))
+    return apply
+
+
+def run(cmd, seconds, gib):
+    """(exit code or 'timeout', stdout, first stderr line, wall seconds)."""
+    started = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds,
+                           preexec_fn=limit(gib))
+    except subprocess.TimeoutExpired:
+        return "timeout", "", f"no answer within {seconds:g} s", time.monotonic() - started
+    err = p.stderr.strip().splitlines()
+    return p.returncode, p.stdout, (err[0] if err else ""), time.monotonic() - started
+
+
+def layers_of(report):
+    return [(int(layer["states"]), int(layer["terminal"])) for layer in report["layers"]]
+
+
+def check_game(a, path):
+    row = {"game": os.path.basename(path)}
+    code, out, err, wall = run(
+        [a.bin, "explore", "--json", "--state-limit", str(a.state_limit),
+         "--time-limit", str(a.explore_seconds), path],
+        a.explore_seconds + 30, a.gib)
+    row["explore_seconds"] = wall
+    if code == 2:
+        row.update(status="skipped", reason=f"does not load: {err}")
+        return row
+    if code == 3:
+        row.update(status="skipped", reason=f"explicit exploration stopped: {err}")
+        return row
+    if code != 0:
+        row.update(status="skipped", reason=f"explicit exploration failed ({code}): {err}")
+        return row
+    explicit = json.loads(out)
+    expected = layers_of(explicit)
+    row["states"] = sum(s for s, _ in expected)
+    row["layers"] = len(expected)
+    row["configs"] = {}
+    verdicts = []
+    for name, flags in CONFIGS:
+        code, out, err, wall = run(
+            [a.bin, "reach", "--json", "--time-limit", str(a.reach_seconds), *flags, path],
+            a.reach_seconds + 30, a.gib)
+        if code == 0:
+            got = layers_of(json.loads(out))
+            if got == expected:
+                verdict = "equal"
+            else:
+                first = next((k for k, (x, y) in enumerate(zip(got, expected)) if x != y),
+                             min(len(got), len(expected)))
+                verdict = "DIFFERENT"
+                row.setdefault("detail", []).append(
+                    f"{name}: first difference at layer {first}: symbolic "
+                    f"{got[first] if first < len(got) else '-'}, explicit "
+                    f"{expected[first] if first < len(expected) else '-'}")
+        elif code in (3, "timeout"):
+            verdict = "limit"
+            row.setdefault("detail", []).append(f"{name}: {err}")
+        else:
+            verdict = "error"
+            row.setdefault("detail", []).append(f"{name}: exit {code}: {err}")
+        row["configs"][name] = {"verdict": verdict, "seconds": wall}
+        verdicts.append(verdict)
+    if "DIFFERENT" in verdicts:
+        row["status"] = "different"
+    elif all(v == "equal" for v in verdicts):
+        row["status"] = "equal"
+    elif "equal" in verdicts:
+        row["status"] = "equal (partly)"
+    else:
+        row["status"] = "symbolic failed"
+    return row
+
+
+def table(a, rows, games):
+    count = {}
+    for r in rows:
+        count[r["status"]] = count.get(r["status"], 0) + 1
+    compared = sum(1 for r in rows if r["status"] != "skipped")
+    names = [n for n, _ in CONFIGS]
+    out = [
+        "# Symbolic against explicit layer counts on the GGP corpus",
+        "",
+        f"`scripts/reach_check.py` on the {len(games)} games of the public GGP corpus: "
+        f"`symgame explore --state-limit {a.state_limit}` (explicit breadth-first search, "
+        f"{a.explore_seconds:g} s limit); for every game it finishes, `symgame reach` "
+        f"({a.reach_seconds:g} s limit) with " + " and ".join(f"`{n}`" for n in names) +
+        ", comparing the states and the terminal states of every layer. Each run in its own "
+        f"process with a {a.gib} GiB address-space limit.",
+        "",
+        "| result | games |",
+        "|---|---:|",
+        f"| compared (explicit exploration finished) | {compared} |",
+    ]
+    for status in ["equal", "equal (partly)", "different", "symbolic failed", "skipped"]:
+        out.append(f"| {status} | {count.get(status, 0)} |")
+    out += ["", "## Compared games", "",
+            "| game | states | layers | " + " | ".join(names) + " | note |",
+            "|---|---:|---:|" + "---|" * len(names) + "---|"]
+    for r in rows:
+        if r["status"] == "skipped":
+            continue
+        cells = []
+        for n in names:
+            c = r["configs"][n]
+            cells.append(f"{c['verdict']} ({c['seconds']:.1f} s)")
+        note = "; ".join(r.get("detail", [])).replace("|", "\\|")
+        out.append(f"| {r['game']} | {r['states']:,} | {r['layers']} | " + " | ".join(cells) +
+                   f" | {note} |")
+    out += ["", "## Skipped games", "", "| game | reason |", "|---|---|"]
+    for r in rows:
+        if r["status"] == "skipped":
+            out.append(f"| {r['game']} | {r['reason'].replace('|', '/')} |")
+    return "\n".join(out) + "\n"
+
+
+def write_atomically(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--bin", default="target/release/symgame")
+    ap.add_argument("--state-limit", type=int, default=1_000_000)
+    ap.add_argument("--explore-seconds", type=float, default=60)
+    ap.add_argument("--reach-seconds", type=float, default=120)
+    ap.add_argument("--gib", type=int, default=8)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--only", nargs="*", default=None, help="check only these file names")
+    a = ap.parse_args()
+    games = sorted(f for f in os.listdir(a.dir) if f.endswith(".kif"))
+    if a.only:
+        games = [g for g in games if g in a.only]
+    rows = []
+    for g in games:
+        r = check_game(a, os.path.join(a.dir, g))
+        rows.append(r)
+        print(f"{g:45} {r['status']:16} {r.get('reason', '')} {'; '.join(r.get('detail', []))}",
+              file=sys.stderr, flush=True)
+        if a.json:
+            write_atomically(a.json, json.dumps(rows, indent=1))
+    text = table(a, rows, games)
+    if a.out:
+        write_atomically(a.out, text)
+    else:
+        print(text)
+    return 1 if any(r["status"] == "different" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
