@@ -8,8 +8,8 @@ engine with the compact encoding and the biodivine engine with the plain encodin
 layer's state and terminal counts are compared. The result is a Markdown table.
 
 usage: scripts/reach_check.py [--bin target/release/symgame] [--state-limit 1000000]
-                              [--explore-seconds 60] [--reach-seconds 120] [--gib 8]
-                              [--out docs/reach-check.md] [--json OUT.json] DIR
+                              [--explore-seconds 40] [--reach-seconds 120] [--gib 8]
+                              [--out docs/reach-check.md] [--json OUT.json [--resume]] DIR
 
 Exit status: 0 when no game has different counts (a disagreement is a bug), 1 otherwise.
 """
@@ -55,7 +55,7 @@ def check_game(a, path):
     code, out, err, wall = run(
         [a.bin, "explore", "--json", "--state-limit", str(a.state_limit),
          "--time-limit", str(a.explore_seconds), path],
-        a.explore_seconds + 30, a.gib)
+        a.explore_seconds + 10, a.gib)
     row["explore_seconds"] = wall
     if code == 2:
         row.update(status="skipped", reason=f"does not load: {err}")
@@ -75,7 +75,7 @@ def check_game(a, path):
     for name, flags in CONFIGS:
         code, out, err, wall = run(
             [a.bin, "reach", "--json", "--time-limit", str(a.reach_seconds), *flags, path],
-            a.reach_seconds + 30, a.gib)
+            a.reach_seconds + 10, a.gib)
         if code == 0:
             got = layers_of(json.loads(out))
             if got == expected:
@@ -161,18 +161,26 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--bin", default="target/release/symgame")
     ap.add_argument("--state-limit", type=int, default=1_000_000)
-    ap.add_argument("--explore-seconds", type=float, default=60)
+    ap.add_argument("--explore-seconds", type=float, default=40)
     ap.add_argument("--reach-seconds", type=float, default=120)
     ap.add_argument("--gib", type=int, default=8)
     ap.add_argument("--out", default=None)
     ap.add_argument("--json", default=None)
     ap.add_argument("--only", nargs="*", default=None, help="check only these file names")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the games already in the --json file and check the rest")
     a = ap.parse_args()
     games = sorted(f for f in os.listdir(a.dir) if f.endswith(".kif"))
     if a.only:
         games = [g for g in games if g in a.only]
     rows = []
+    if a.resume and a.json and os.path.exists(a.json):
+        with open(a.json) as f:
+            rows = [r for r in json.load(f) if r["game"] in games]
+    done = {r["game"] for r in rows}
     for g in games:
+        if g in done:
+            continue
         r = check_game(a, os.path.join(a.dir, g))
         rows.append(r)
         print(f"{g:45} {r['status']:16} {r.get('reason', '')} {'; '.join(r.get('detail', []))}",

@@ -184,8 +184,10 @@ fn pre_image_guarded<E: BddEngine>(
 /// `L_{k+1} = image(L_k AND NOT terminal) AND NOT reached`; terminal states are counted but not
 /// expanded (the same convention as the explicit `explore`). The non-terminal part of a new
 /// layer is found per cluster, removing only the terminal parts that cluster can make true
-/// ([`Partition::terminal_parts`]). `progress` is called after each
-/// layer. On a limit, the complete layers are kept and `stats.stopped` says why.
+/// ([`Partition::terminal_parts`]). While every layer `k` lies in level `p0 + k` of the
+/// potential ([`SymbolicGame::potential_levels`]), no state can be in two layers and the
+/// difference with `reached` is skipped. `progress` is called after each layer. On a limit,
+/// the complete layers are kept and `stats.stopped` says why.
 pub fn reach<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     limits: &SearchLimits,
