@@ -39,14 +39,24 @@
 #![warn(missing_docs)]
 
 mod encoding;
+mod files;
 mod game;
 mod search;
+mod solve;
 
 pub use encoding::{Encoding, Order};
+pub use files::{
+    fingerprint, layer_file_name, read_manifest, read_stored, write_atomic, write_stored,
+    FileError, Manifest, StoredClass, StoredLayer, FORMAT_VERSION, MAGIC, MANIFEST,
+};
 pub use game::{JointMove, Partition, SymbolicError, SymbolicGame, SymbolicOptions};
 pub use search::{
     reach, shortest_path, shortest_path_within, LayerStats, Path, Reach, ReachStats, SearchLimits,
     StopReason,
+};
+pub use solve::{
+    preference, solve, solve_with_backend, GameKind, LayeredMode, MoverCounts, SolveError,
+    SolveLayerStats, SolveOptions, SolveStats, Solved, SolvedLayer, ValueClass,
 };
 
 use symgame_bdd::{Backend, BddEngine, EngineConfig, EngineJob};

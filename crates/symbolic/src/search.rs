@@ -48,7 +48,7 @@ pub struct SearchLimits {
 }
 
 /// Serialises a `BigUint` as a decimal string.
-mod big_string {
+pub(crate) mod big_string {
     use num_bigint::BigUint;
     use serde::{Deserialize, Deserializer, Serializer};
 
@@ -108,7 +108,7 @@ pub struct Reach<E: BddEngine> {
     pub layers: Vec<E::Bdd>,
 }
 
-enum Interrupt {
+pub(crate) enum Interrupt {
     Stop(StopReason),
 }
 
@@ -118,13 +118,13 @@ impl From<BddError> for Interrupt {
     }
 }
 
-struct Guard<'a> {
-    limits: &'a SearchLimits,
-    started: Instant,
+pub(crate) struct Guard<'a> {
+    pub(crate) limits: &'a SearchLimits,
+    pub(crate) started: Instant,
 }
 
 impl Guard<'_> {
-    fn check(&self) -> Result<(), Interrupt> {
+    pub(crate) fn check(&self) -> Result<(), Interrupt> {
         if self
             .limits
             .time_limit
@@ -143,7 +143,7 @@ impl Guard<'_> {
         Ok(())
     }
 
-    fn check_nodes(&self, n: usize) -> Result<(), Interrupt> {
+    pub(crate) fn check_nodes(&self, n: usize) -> Result<(), Interrupt> {
         if self.limits.max_nodes.is_some_and(|m| n > m) {
             return Err(Interrupt::Stop(StopReason::NodeLimit));
         }
