@@ -29,8 +29,6 @@ struct Node<C> {
     low: u32,
     /// Reference of the high child.
     high: u32,
-    /// Satisfying assignments of the levels `level..n` below this node.
-    count: C,
     /// Members under the low edge: `2^(l(low)-level-1) * sc(low)`; what taking the high edge
     /// adds to the rank.
     low_weight: C,
@@ -53,6 +51,10 @@ pub struct PerfectHash<C: Count = u64> {
     vars: Vec<Var>,
     /// Indexed by reference: 0 = false, 1 = true, `k >= 2` = `BddNodes::nodes[k - 2]`.
     nodes: Vec<Node<C>>,
+    /// Per reference, the satisfying assignments of the levels from the node's own down to
+    /// `n` (apart from the nodes: only needed where levels are skipped, so the walk's nodes
+    /// stay small in the cache).
+    counts: Vec<C>,
     root: u32,
     len: C,
 }
@@ -83,18 +85,17 @@ impl<C: Count> PerfectHash<C> {
     pub fn new(states: &BddNodes, counted: &VarSet) -> Result<Self> {
         let levels = level_table(states, counted)?;
         let mut nodes: Vec<Node<C>> = Vec::with_capacity(levels.len());
+        let mut counts: Vec<C> = Vec::with_capacity(levels.len());
         for (k, &(level, low, high)) in levels.iter().enumerate() {
             let (count, low_weight) = if k < 2 {
                 (if k == 0 { C::zero() } else { C::one() }, C::zero())
             } else {
-                let (lo, hi) = (&nodes[low as usize], &nodes[high as usize]);
-                let low_weight = lo
-                    .count
-                    .checked_shl(lo.level - level - 1)
+                let (ll, hl) = (levels[low as usize].0, levels[high as usize].0);
+                let low_weight = counts[low as usize]
+                    .checked_shl(ll - level - 1)
                     .ok_or_else(too_large::<C>)?;
-                let count = hi
-                    .count
-                    .checked_shl(hi.level - level - 1)
+                let count = counts[high as usize]
+                    .checked_shl(hl - level - 1)
                     .and_then(|h| h.checked_add(&low_weight))
                     .ok_or_else(too_large::<C>)?;
                 (count, low_weight)
@@ -103,16 +104,19 @@ impl<C: Count> PerfectHash<C> {
                 level,
                 low,
                 high,
-                count,
                 low_weight,
             });
+            counts.push(count);
         }
-        let r = &nodes[states.root as usize];
-        let len = r.count.checked_shl(r.level).ok_or_else(too_large::<C>)?;
+        let root_level = levels[states.root as usize].0;
+        let len = counts[states.root as usize]
+            .checked_shl(root_level)
+            .ok_or_else(too_large::<C>)?;
         Ok(PerfectHash {
             num_vars: states.num_vars,
             vars: counted.as_slice().to_vec(),
             nodes,
+            counts,
             root: states.root,
             len,
         })
@@ -184,7 +188,10 @@ impl<C: Count> PerfectHash<C> {
         let root = &self.nodes[node as usize];
         let mut rank = C::zero();
         if root.level > 0 {
-            rank.add_mul(&self.binary(state, 0, root.level), &root.count);
+            rank.add_mul(
+                &self.binary(state, 0, root.level),
+                &self.counts[node as usize],
+            );
         }
         while node >= 2 {
             let nd = &self.nodes[node as usize];
@@ -199,7 +206,10 @@ impl<C: Count> PerfectHash<C> {
             }
             let c = &self.nodes[child as usize];
             if c.level > nd.level + 1 {
-                rank.add_mul(&self.binary(state, nd.level + 1, c.level), &c.count);
+                rank.add_mul(
+                    &self.binary(state, nd.level + 1, c.level),
+                    &self.counts[child as usize],
+                );
             }
             node = child;
         }
@@ -231,7 +241,7 @@ impl<C: Count> PerfectHash<C> {
         let root = &self.nodes[node as usize];
         let mut r = rank.clone();
         if root.level > 0 {
-            let (q, rest) = r.div_rem(&root.count);
+            let (q, rest) = r.div_rem(&self.counts[node as usize]);
             self.write_binary(&q, 0, root.level, state);
             r = rest;
         }
@@ -248,7 +258,7 @@ impl<C: Count> PerfectHash<C> {
             };
             let c = &self.nodes[child as usize];
             if c.level > nd.level + 1 {
-                let (q, rest) = r.div_rem(&c.count);
+                let (q, rest) = r.div_rem(&self.counts[child as usize]);
                 self.write_binary(&q, nd.level + 1, c.level, state);
                 r = rest;
             }
