@@ -25,6 +25,9 @@ pub(crate) const NODE_LEN: usize = 12;
 pub(crate) const OUTCOMES_HEAD_LEN: usize = 16;
 /// Bytes before the variables of the variables section.
 pub(crate) const VARIABLES_HEAD_LEN: usize = 8;
+/// Most variables a file may have (above any engine here: biodivine stops at 2^16); bounds
+/// the memory a reader allocates for one assignment.
+pub const MAX_VARS: u32 = 1 << 20;
 /// Largest reward a role can get (GDL goal values are 0..=100).
 pub const MAX_REWARD: u8 = 100;
 

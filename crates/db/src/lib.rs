@@ -38,7 +38,7 @@ mod write;
 
 pub use count::Count;
 pub use error::{Error, ErrorKind, Result};
-pub use format::{bits_per_value, Fingerprint, MAGIC, MAX_REWARD, VERSION};
+pub use format::{bits_per_value, Fingerprint, MAGIC, MAX_REWARD, MAX_VARS, VERSION};
 pub use hash::{AnyPerfectHash, PerfectHash};
 pub use read::{Database, Hit, LayerInfo};
 pub use schema::{Outcome, Schema};

@@ -9,7 +9,7 @@ use symgame_bdd::{BddNodes, VarSet};
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::{
     align8, bits_per_value, header, header_crc, outcome_stride, value_bytes, Fingerprint,
-    SectionKind, ENTRY_LEN, HEADER_LEN, LAYER_HEAD_LEN, MAGIC, MAX_REWARD, NODE_LEN,
+    SectionKind, ENTRY_LEN, HEADER_LEN, LAYER_HEAD_LEN, MAGIC, MAX_REWARD, MAX_VARS, NODE_LEN,
     OUTCOMES_HEAD_LEN, VARIABLES_HEAD_LEN, VERSION,
 };
 use crate::hash::PerfectHash;
@@ -20,7 +20,7 @@ use crate::schema::{Outcome, Schema};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LayerInfo {
     /// The layer number the writer gave (e.g. the BFS depth).
-    pub index: u32,
+    pub number: u32,
     /// Number of states (and values).
     pub states: u64,
     /// Inner nodes of its BDD.
@@ -32,6 +32,8 @@ pub struct LayerInfo {
 pub struct Hit<'a> {
     /// Position of its layer in [`Database::layers`].
     pub layer: usize,
+    /// The number of its layer ([`LayerInfo::number`], e.g. the BFS depth).
+    pub layer_number: u32,
     /// Its rank within the layer.
     pub rank: u64,
     /// Its rank over the whole file: the states of earlier layers come first.
@@ -260,6 +262,7 @@ impl Database {
         let outcome_index = self.value_at(l, rank);
         Hit {
             layer,
+            layer_number: l.info.number,
             rank,
             global_rank: l.first + rank,
             outcome_index,
@@ -322,6 +325,23 @@ fn value_in(b: &[u8], at: usize, bits: u32, rank: u64) -> u32 {
         v |= le_u64(b, at + 8 * (w + 1)) << (64 - s);
     }
     (v & ((1u64 << bits) - 1)) as u32
+}
+
+/// The first rank whose value is `>= outcomes`, if any.
+fn first_bad_value(b: &[u8], at: usize, bits: u32, states: u64, outcomes: u64) -> Option<u64> {
+    if bits == 2 && outcomes == 3 {
+        // Win/draw/loss: the one bad pattern is 0b11; test 32 values a word at once (the unused
+        // bits of the last word are zero).
+        const LOW: u64 = 0x5555_5555_5555_5555;
+        let words = states.div_ceil(32) as usize;
+        let w = (0..words).find(|&i| {
+            let w = le_u64(b, at + 8 * i);
+            w & (w >> 1) & LOW != 0
+        })?;
+        let from = w as u64 * 32;
+        return (from..states.min(from + 32)).find(|&r| value_in(b, at, bits, r) == 3);
+    }
+    (0..states).find(|&r| u64::from(value_in(b, at, bits, r)) >= outcomes)
 }
 
 /// Validate everything but the layers: header, section table, checksums, metadata,
@@ -394,6 +414,11 @@ fn parse_frame(b: &[u8], expected: Option<&Fingerprint>) -> Result<(Schema, u32,
         return Err(checksum("section table".into()));
     }
     let num_vars = le_u32(h, header::NUM_VARS);
+    if num_vars > MAX_VARS {
+        return Err(Error::malformed(format!(
+            "{num_vars} variables, more than the {MAX_VARS} a file may have"
+        )));
+    }
     let bits = le_u32(h, header::BITS_PER_VALUE);
 
     // The entries, in the one order the writer produces, contiguous up to 8-byte padding.
@@ -431,7 +456,7 @@ fn parse_frame(b: &[u8], expected: Option<&Fingerprint>) -> Result<(Schema, u32,
             }
         }
         let end = offset.checked_add(length);
-        if offset != next || end.is_none_or(|end| end > table_offset) {
+        if offset != next || end.is_none_or(|end| align8(end) > table_offset) {
             return Err(Error::malformed(format!(
                 "the {} section lies at bytes {offset}..+{length}, expected to start at {next} \
                  and end before the section table",
@@ -609,9 +634,7 @@ fn parse_layer(b: &[u8], e: &Entry, schema: &Schema, bits: u32, first: u64) -> R
     }
     // With a dictionary whose size is not a power of two, some bit patterns index nothing.
     if bits > 0 && outcomes < 1 << bits {
-        if let Some(r) =
-            (0..states).find(|&r| u64::from(value_in(b, values_at, bits, r)) >= outcomes)
-        {
+        if let Some(r) = first_bad_value(b, values_at, bits, states, outcomes) {
             return Err(bad(format!(
                 "the value of rank {r} is not an index into the {outcomes} outcomes"
             )));
@@ -619,7 +642,7 @@ fn parse_layer(b: &[u8], e: &Entry, schema: &Schema, bits: u32, first: u64) -> R
     }
     Ok(Layer {
         info: LayerInfo {
-            index: e.index,
+            number: e.index,
             states,
             nodes: node_count,
         },

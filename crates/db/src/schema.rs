@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use symgame_bdd::VarSet;
 
 use crate::error::{Error, Result};
-use crate::format::{Fingerprint, MAX_REWARD};
+use crate::format::{Fingerprint, MAX_REWARD, MAX_VARS};
 
 /// The value of a state: the reward of every role under optimal play, and optionally a
 /// distance (e.g. moves to the end of the game; its meaning is the caller's, stated in the
@@ -62,10 +62,16 @@ impl Schema {
         self.outcomes.first().is_some_and(|o| o.distance.is_some())
     }
 
-    /// Check the invariants every file keeps: counted variables in range, rewards `<= 100`,
+    /// Check the invariants every file keeps: at most [`MAX_VARS`] variables, counted variables in range, rewards `<= 100`,
     /// the same number of roles and the presence of a distance in every outcome, outcomes
     /// distinct, at most 2^32 of them.
     pub(crate) fn check(&self) -> Result<()> {
+        if self.num_vars > MAX_VARS {
+            return Err(Error::invalid_input(format!(
+                "{} variables, more than the {MAX_VARS} a file may have",
+                self.num_vars
+            )));
+        }
         if let Some(v) = self.counted.max_var().filter(|&v| v >= self.num_vars) {
             return Err(Error::invalid_input(format!(
                 "counted variable {v} is out of range ({} variables)",

@@ -219,20 +219,21 @@ impl Writer {
     /// unusable and the temporary file is gone.
     pub fn add_layer(
         &mut self,
-        index: u32,
+        number: u32,
         states: &BddNodes,
         values: impl IntoIterator<Item = u32>,
     ) -> Result<u64> {
-        let result = self.write_layer(index, states, values);
+        let result = self.write_layer(number, states, values);
         self.guard(result)
     }
 
     fn write_layer(
         &mut self,
-        index: u32,
+        number: u32,
         states: &BddNodes,
         values: impl IntoIterator<Item = u32>,
     ) -> Result<u64> {
+        let index = number;
         if self.out.is_none() {
             return Err(Error::invalid_input("the writer failed earlier"));
         }

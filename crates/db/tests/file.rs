@@ -148,7 +148,7 @@ fn sample_round_trips() {
     assert_eq!(db.bits_per_value(), 2);
     let infos: Vec<_> = db.layers().collect();
     assert_eq!(infos.len(), 2);
-    assert_eq!((infos[0].index, infos[1].index), (0, 3));
+    assert_eq!((infos[0].number, infos[1].number), (0, 3));
     assert_eq!(db.len(), infos[0].states + infos[1].states);
     for (k, (_, table, values)) in layers.iter().enumerate() {
         assert_eq!(db.states(k).as_ref(), Some(table));
@@ -313,9 +313,11 @@ fn consistent_checksums_do_not_hide_bad_contents() {
     // A value that indexes no outcome (3 outcomes in 2 bits: pattern 3 is unused).
     let mut b = bytes.clone();
     let values = layer.start + (16 + 12 * nodes).div_ceil(8) * 8;
-    b[values] |= 0b11;
+    b[values] |= 0b1100;
     refresh_checksums(&mut b);
-    assert_eq!(kind_of(b), Some(ErrorKind::Malformed));
+    let e = Database::from_bytes(b, None).err().unwrap();
+    assert_eq!(e.kind(), &ErrorKind::Malformed);
+    assert!(e.to_string().contains("rank 1 "), "{e}");
 
     // A reward above 100 in the dictionary.
     let mut b = bytes.clone();
@@ -338,6 +340,40 @@ fn consistent_checksums_do_not_hide_bad_contents() {
     let mut b = bytes.clone();
     refresh_checksums(&mut b);
     assert_eq!(b, bytes);
+}
+
+#[test]
+fn values_outside_a_five_outcome_dictionary_are_found() {
+    // 5 outcomes at 3 bits: patterns 5, 6 and 7 index nothing; values straddle words.
+    let (mut schema, layers) = sample();
+    schema.outcomes = (0..5)
+        .map(|i| Outcome::new(vec![i * 20, 100 - i * 20]))
+        .collect();
+    let (_, t, _) = &layers[1];
+    let n = *PerfectHash::<u64>::new(t, &schema.counted).unwrap().len();
+    assert!(n > 22, "the layer spans more than one word");
+    let values: Vec<u32> = (0..n as u32).map(|r| r % 5).collect();
+    let d = dir("five");
+    let path = d.join("five.db");
+    write(&path, &schema, &[(0, t, &values)]).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let db = Database::from_bytes(bytes.clone(), None).unwrap();
+    assert_eq!(db.bits_per_value(), 3);
+    for (r, &v) in values.iter().enumerate() {
+        assert_eq!(db.value(0, r as u64).unwrap().outcome_index, v);
+    }
+    let (_, secs) = sections(&bytes);
+    let layer = &secs[3];
+    let nodes = le32(&bytes, layer.start + 8) as usize;
+    let at = layer.start + (16 + 12 * nodes).div_ceil(8) * 8;
+    // Rank 21 occupies stream bits 63..66: bit 63 of word 0 and bits 0..2 of word 1.
+    let mut b = bytes.clone();
+    b[at + 7] |= 0x80;
+    b[at + 8] |= 0b11;
+    refresh_checksums(&mut b);
+    let e = Database::from_bytes(b, None).err().unwrap();
+    assert_eq!(e.kind(), &ErrorKind::Malformed);
+    assert!(e.to_string().contains("rank 21"), "{e}");
 }
 
 #[test]

@@ -71,7 +71,6 @@ fn check_game<E: BddEngine>(name: &str, tag: &str) -> PathBuf {
     let r = Reasoner::new(&game);
     let states = explicit_layers(&r);
     assert_eq!(db.len(), states.len() as u64, "{name}: states");
-    let layer_of: Vec<u32> = db.layers().map(|l| l.index).collect();
     let mut assignments = HashSet::new();
     for (s, &depth) in &states {
         let fluents: Vec<usize> = s.fluents().collect();
@@ -80,9 +79,10 @@ fn check_game<E: BddEngine>(name: &str, tag: &str) -> PathBuf {
             .lookup(&a)
             .unwrap_or_else(|| panic!("{name}: state {fluents:?} not in the database"));
         assert_eq!(
-            layer_of[hit.layer] as usize, depth,
+            hit.layer_number as usize, depth,
             "{name}: layer of {fluents:?}"
         );
+        assert_eq!(db.layers().nth(hit.layer).unwrap().number, hit.layer_number);
         let goals: Vec<u8> = (0..r.num_roles())
             .map(|role| r.goal(s, role).expect("goal defined in every state"))
             .collect();
