@@ -298,64 +298,88 @@ impl<C: Count> PerfectHash<C> {
     }
 
     /// The outcome of every member, in rank order: the tag of the first of `classes` (pairs of
-    /// a tag and a state set over the same counted variables) that contains it. One walk over
-    /// the members that follows every class BDD along, so each class costs O(1) per step.
+    /// a tag and a state set over the same counted variables) that contains it. See
+    /// [`Self::classify_each`]; this collects its answers.
     ///
-    /// Errors: [`ErrorKind::InvalidInput`] if a member is in no class;
-    /// [`ErrorKind::MalformedNodes`] if a class table is malformed or tests a variable that is
-    /// not counted; [`ErrorKind::TooLarge`] if the set has more members than memory can index.
+    /// Errors: those of [`Self::classify_each`]; [`ErrorKind::InvalidInput`] if a member is in
+    /// no class; [`ErrorKind::TooLarge`] if the set has more members than memory can index.
     pub fn classify(&self, classes: &[(u32, &BddNodes)]) -> Result<Vec<u32>> {
-        let counted: VarSet = self.vars.iter().copied().collect();
-        let tables = classes
-            .iter()
-            .map(|(_, c)| LevelTable::new(c, &counted, self.num_vars))
-            .collect::<Result<Vec<_>>>()?;
         let len = self
             .len
             .to_u64()
             .and_then(|l| usize::try_from(l).ok())
             .ok_or_else(too_large::<usize>)?;
         let mut out = Vec::with_capacity(len);
-        let n = self.vars.len() as u32;
-        let k = classes.len();
-        // Current node of each class at each depth of the walk.
-        let mut frames = vec![0u32; k * (n as usize + 1)];
-        for (c, t) in tables.iter().enumerate() {
-            frames[c] = t.root;
-        }
-        let mut missing = None;
-        let mut visit = |frame: &[u32]| {
-            let tag = frame.iter().position(|&p| p == 1).map(|c| classes[c].0);
-            if tag.is_none() && missing.is_none() {
-                missing = Some(out.len());
+        let mut missing = false;
+        self.classify_each(classes, |tag| match tag {
+            Some(t) => {
+                out.push(t);
+                true
             }
-            out.push(tag.unwrap_or(u32::MAX));
-        };
-        self.classify_walk(0, self.root, &tables, &mut frames, &mut visit);
-        if let Some(r) = missing {
+            None => {
+                missing = true;
+                false
+            }
+        })?;
+        if missing {
             return Err(Error::invalid_input(format!(
-                "the member of rank {r} is in none of the {k} classes"
+                "the member of rank {} is in none of the {} classes",
+                out.len(),
+                classes.len()
             )));
         }
         Ok(out)
     }
 
+    /// Call `f` on every member in rank order with the tag of the first of `classes` (pairs of
+    /// a tag and a state set over the same counted variables) that contains it, `None` if no
+    /// class does; stop early when `f` returns `false`. One walk over the members that follows
+    /// every class BDD along, so each class costs O(1) per step: this turns the value classes a
+    /// solver produces (e.g. won, drawn, lost as BDDs) into the values of a database layer.
+    ///
+    /// Errors: [`ErrorKind::MalformedNodes`] if a class table is malformed or tests a variable
+    /// that is not counted; [`ErrorKind::InvalidInput`] if it has another number of variables.
+    pub fn classify_each(
+        &self,
+        classes: &[(u32, &BddNodes)],
+        mut f: impl FnMut(Option<u32>) -> bool,
+    ) -> Result<()> {
+        let counted: VarSet = self.vars.iter().copied().collect();
+        let tables = classes
+            .iter()
+            .map(|(_, c)| LevelTable::new(c, &counted, self.num_vars))
+            .collect::<Result<Vec<_>>>()?;
+        let n = self.vars.len();
+        let k = classes.len();
+        // Current node of each class at each depth of the walk.
+        let mut frames = vec![0u32; k * (n + 1)];
+        for (c, t) in tables.iter().enumerate() {
+            frames[c] = t.root;
+        }
+        let mut visit = |frame: &[u32]| {
+            let tag = frame.iter().position(|&p| p == 1).map(|c| classes[c].0);
+            f(tag)
+        };
+        self.classify_walk(0, self.root, &tables, &mut frames, &mut visit);
+        Ok(())
+    }
+
+    /// The walk of [`Self::classify_each`]; `false` once `visit` asked to stop.
     fn classify_walk(
         &self,
         level: u32,
         node: u32,
         tables: &[LevelTable],
         frames: &mut [u32],
-        visit: &mut impl FnMut(&[u32]),
-    ) {
+        visit: &mut impl FnMut(&[u32]) -> bool,
+    ) -> bool {
         if node == 0 {
-            return;
+            return true;
         }
         let k = tables.len();
         let l = level as usize;
         if level == self.vars.len() as u32 {
-            visit(&frames[l * k..(l + 1) * k]);
-            return;
+            return visit(&frames[l * k..(l + 1) * k]);
         }
         let nd = &self.nodes[node as usize];
         let (low, high) = if level < nd.level {
@@ -368,8 +392,11 @@ impl<C: Count> PerfectHash<C> {
                 let p = frames[l * k + c];
                 frames[(l + 1) * k + c] = t.step(p, level, bit);
             }
-            self.classify_walk(level + 1, child, tables, frames, visit);
+            if !self.classify_walk(level + 1, child, tables, frames, visit) {
+                return false;
+            }
         }
+        true
     }
 }
 

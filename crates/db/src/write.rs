@@ -11,7 +11,7 @@ use symgame_bdd::BddNodes;
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::{
     align8, bits_per_value, header, outcome_stride, value_bytes, SectionKind, ENTRY_LEN,
-    HEADER_LEN, MAGIC, VERSION,
+    HEADER_LEN, MAGIC, NODE_LEN, VERSION,
 };
 use crate::hash::PerfectHash;
 use crate::schema::Schema;
@@ -33,6 +33,61 @@ pub struct WriteSummary {
     pub bits_per_value: u32,
     /// Number of layers.
     pub layers: usize,
+}
+
+/// Bytes buffered before a write.
+const FLUSH_BYTES: usize = 1 << 16;
+
+/// Packs the values of one layer LSB-first into u64 words: value `r` occupies stream bits
+/// `r*b .. r*b+b`, stream bit `j` being bit `j % 64` of word `j / 64`.
+struct Packer {
+    /// The layer's name in messages.
+    name: String,
+    bits: u32,
+    outcomes: u64,
+    /// States of the layer.
+    count: u64,
+    /// The word being filled, and how many of its bits are.
+    word: u64,
+    fill: u32,
+    /// Values pushed so far.
+    n: u64,
+    /// Complete words not yet written.
+    buf: Vec<u8>,
+}
+
+impl Packer {
+    fn push(&mut self, v: u32) -> Result<()> {
+        if u64::from(v) >= self.outcomes {
+            return Err(Error::invalid_input(format!(
+                "{}, rank {}: value {v} is not an index into the {} outcomes",
+                self.name, self.n, self.outcomes
+            )));
+        }
+        if self.n == self.count {
+            return Err(Error::invalid_input(format!(
+                "{}: more values than its {} states",
+                self.name, self.count
+            )));
+        }
+        self.n += 1;
+        if self.bits == 0 {
+            return Ok(());
+        }
+        self.word |= u64::from(v) << self.fill;
+        self.fill += self.bits;
+        if self.fill >= 64 {
+            self.buf.extend_from_slice(&self.word.to_le_bytes());
+            self.fill -= 64;
+            // The part of v that did not fit (none if it ended exactly at the boundary).
+            self.word = if self.fill == 0 {
+                0
+            } else {
+                u64::from(v) >> (self.bits - self.fill)
+            };
+        }
+        Ok(())
+    }
 }
 
 /// One section table entry.
@@ -223,35 +278,75 @@ impl Writer {
         states: &BddNodes,
         values: impl IntoIterator<Item = u32>,
     ) -> Result<u64> {
-        let result = self.write_layer(number, states, values);
+        let result = self.write_layer(number, states, |w, _, packer| {
+            for v in values {
+                packer.push(v)?;
+                w.drain(packer, false)?;
+            }
+            Ok(())
+        });
         self.guard(result)
     }
 
+    /// Append a layer whose values are given as classes: each state gets the outcome index
+    /// paired with the first of `classes` (state sets over the counted variables, e.g. the
+    /// won, drawn and lost states a solver found) that contains it, computed by
+    /// [`PerfectHash::classify_each`] and streamed into the file. Returns the number of states.
+    ///
+    /// Errors: those of [`Self::add_layer`]; [`ErrorKind::InvalidInput`] if a state is in no
+    /// class or a class's index is not an outcome; [`ErrorKind::MalformedNodes`] for a
+    /// malformed class table.
+    pub fn add_layer_by_class(
+        &mut self,
+        number: u32,
+        states: &BddNodes,
+        classes: &[(u32, &BddNodes)],
+    ) -> Result<u64> {
+        let result = self.write_layer(number, states, |w, hash, packer| {
+            let mut failed = None;
+            hash.classify_each(classes, |tag| {
+                let step = match tag {
+                    Some(v) => packer.push(v).and_then(|()| w.drain(packer, false)),
+                    None => Err(Error::invalid_input(format!(
+                        "{}, rank {}: the state is in none of the {} classes",
+                        packer.name,
+                        packer.n,
+                        classes.len()
+                    ))),
+                };
+                step.map_err(|e| failed = Some(e)).is_ok()
+            })?;
+            failed.map_or(Ok(()), Err)
+        });
+        self.guard(result)
+    }
+
+    /// Write a layer section: header and node table, then the values `fill` pushes into the
+    /// packer (which checks their range and number), given the layer's hash.
     fn write_layer(
         &mut self,
         number: u32,
         states: &BddNodes,
-        values: impl IntoIterator<Item = u32>,
+        fill: impl FnOnce(&mut Self, &PerfectHash<u64>, &mut Packer) -> Result<()>,
     ) -> Result<u64> {
-        let index = number;
         if self.out.is_none() {
             return Err(Error::invalid_input("the writer failed earlier"));
         }
         if let Some(last) = self.entries.last().filter(|e| e.kind == SectionKind::Layer) {
-            if index <= last.index {
+            if number <= last.index {
                 return Err(Error::invalid_input(format!(
-                    "layer {index} added after layer {}: layer numbers must increase",
+                    "layer {number} added after layer {}: layer numbers must increase",
                     last.index
                 )));
             }
         }
         if states.num_vars != self.schema.num_vars {
             return Err(Error::invalid_input(format!(
-                "layer {index} has {} variables, the schema {}",
+                "layer {number} has {} variables, the schema {}",
                 states.num_vars, self.schema.num_vars
             )));
         }
-        let name = format!("layer {index}");
+        let name = format!("layer {number}");
         let hash = PerfectHash::<u64>::new(states, &self.schema.counted)
             .map_err(|e| e.in_section(&name))?;
         let count = *hash.len();
@@ -267,12 +362,12 @@ impl Writer {
         self.put(&count.to_le_bytes())?;
         self.put_u32(node_count)?;
         self.put_u32(states.root)?;
-        let mut buf = Vec::with_capacity(1 << 16);
+        let mut buf = Vec::with_capacity(FLUSH_BYTES);
         for &(var, low, high) in &states.nodes {
             buf.extend_from_slice(&var.to_le_bytes());
             buf.extend_from_slice(&low.to_le_bytes());
             buf.extend_from_slice(&high.to_le_bytes());
-            if buf.len() >= 1 << 16 {
+            if buf.len() >= FLUSH_BYTES {
                 self.put(&buf)?;
                 buf.clear();
             }
@@ -282,59 +377,47 @@ impl Writer {
         let pad = (align8(self.pos) - self.pos) as usize;
         self.put(&[0; 8][..pad])?;
 
-        // Pack LSB-first into u64 words: value r occupies stream bits r*b .. r*b+b.
-        let (bits, outcomes) = (self.bits, self.schema.outcomes.len() as u64);
-        let mut word = 0u64;
-        let mut fill = 0u32;
-        let mut n = 0u64;
-        for v in values {
-            if u64::from(v) >= outcomes {
-                return Err(Error::invalid_input(format!(
-                    "{name}, rank {n}: value {v} is not an index into the {outcomes} outcomes"
-                )));
-            }
-            if n == count {
-                return Err(Error::invalid_input(format!(
-                    "{name}: more values than its {count} states"
-                )));
-            }
-            n += 1;
-            if bits == 0 {
-                continue;
-            }
-            word |= u64::from(v) << fill;
-            fill += bits;
-            if fill >= 64 {
-                buf.extend_from_slice(&word.to_le_bytes());
-                fill -= 64;
-                // The part of v that did not fit (none if it ended exactly at the boundary).
-                word = if fill == 0 {
-                    0
-                } else {
-                    u64::from(v) >> (bits - fill)
-                };
-                if buf.len() >= 1 << 16 {
-                    self.put(&buf)?;
-                    buf.clear();
-                }
-            }
-        }
-        if n != count {
+        let mut packer = Packer {
+            name,
+            bits: self.bits,
+            outcomes: self.schema.outcomes.len() as u64,
+            count,
+            word: 0,
+            fill: 0,
+            n: 0,
+            buf,
+        };
+        fill(self, &hash, &mut packer)?;
+        if packer.n != count {
             return Err(Error::invalid_input(format!(
-                "{name}: {n} values for {count} states"
+                "{}: {} values for {count} states",
+                packer.name, packer.n
             )));
         }
-        if fill > 0 {
-            buf.extend_from_slice(&word.to_le_bytes());
-        }
-        self.put(&buf)?;
-        self.end(SectionKind::Layer, index)?;
+        self.drain(&mut packer, true)?;
+        self.end(SectionKind::Layer, number)?;
         self.summary.layers += 1;
         self.summary.states += count;
         self.summary.nodes += u64::from(node_count);
-        self.summary.node_bytes += u64::from(node_count) * 12;
+        self.summary.node_bytes += u64::from(node_count) * NODE_LEN as u64;
         self.summary.value_bytes += bytes;
         Ok(count)
+    }
+
+    /// Write the packer's full buffer (or, at the end, everything including the last partial
+    /// word).
+    fn drain(&mut self, packer: &mut Packer, last: bool) -> Result<()> {
+        if last && packer.fill > 0 {
+            packer.buf.extend_from_slice(&packer.word.to_le_bytes());
+            packer.fill = 0;
+        }
+        if last || packer.buf.len() >= FLUSH_BYTES {
+            let buf = std::mem::take(&mut packer.buf);
+            self.put(&buf)?;
+            packer.buf = buf;
+            packer.buf.clear();
+        }
+        Ok(())
     }
 
     /// Write the section table and the header, sync the file, rename it to the target path

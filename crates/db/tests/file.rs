@@ -437,6 +437,65 @@ fn writer_rejects_bad_input_and_leaves_no_file() {
 }
 
 #[test]
+fn layers_by_class_equal_layers_by_value() {
+    let e = engine();
+    let (schema, layers) = sample();
+    // Classes over the even variables: x4 -> outcome 2, then x0 -> outcome 0, else 1.
+    let x4 = e.export(&e.var(4));
+    let x0 = e.export(&e.var(0));
+    let all = e.export(&e.constant(true));
+    let classes: Vec<(u32, &BddNodes)> = vec![(2, &x4), (0, &x0), (1, &all)];
+    let d = dir("by-class");
+    let (a, b) = (d.join("a.db"), d.join("b.db"));
+    let mut w = Writer::create(&a, &schema).unwrap();
+    let mut expected = Vec::new();
+    for (k, t, _) in &layers {
+        let h: PerfectHash = PerfectHash::new(t, &schema.counted).unwrap();
+        let mut values = Vec::new();
+        h.for_each_member(|s| {
+            values.push(if s[4] {
+                2
+            } else if s[0] {
+                0
+            } else {
+                1
+            })
+        });
+        assert_eq!(h.classify(&classes).unwrap(), values);
+        w.add_layer(*k, t, values.iter().copied()).unwrap();
+        expected.push((*k, t, values));
+    }
+    w.finish().unwrap();
+    let mut w = Writer::create(&b, &schema).unwrap();
+    for (k, t, _) in &layers {
+        w.add_layer_by_class(*k, t, &classes).unwrap();
+    }
+    w.finish().unwrap();
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+
+    // A state in no class, or a class naming no outcome: rejected, no file left.
+    let c = d.join("c.db");
+    let mut w = Writer::create(&c, &schema).unwrap();
+    let e1 = w
+        .add_layer_by_class(0, &layers[1].1, &classes[..2])
+        .unwrap_err();
+    assert_eq!(e1.kind(), &ErrorKind::InvalidInput);
+    assert!(e1.to_string().contains("none of the 2 classes"), "{e1}");
+    drop(w);
+    let mut w = Writer::create(&c, &schema).unwrap();
+    let e2 = w
+        .add_layer_by_class(0, &layers[1].1, &[(3, &all)])
+        .unwrap_err();
+    assert_eq!(e2.kind(), &ErrorKind::InvalidInput);
+    drop(w);
+    let names: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}
+
+#[test]
 fn rewriting_replaces_the_file_atomically() {
     let d = dir("rewrite");
     let path = d.join("db");

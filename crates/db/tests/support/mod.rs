@@ -70,10 +70,7 @@ pub fn write_goal_database<E: BddEngine>(
         .collect();
     let mut w = Writer::create(path, &schema)?;
     for (k, layer) in layers.iter().enumerate() {
-        let states = e.export(layer);
-        let hash = symgame_db::PerfectHash::<u64>::new(&states, &schema.counted)?;
-        let values = hash.classify(&tagged)?;
-        w.add_layer(k as u32, &states, values)?;
+        w.add_layer_by_class(k as u32, &e.export(layer), &tagged)?;
     }
     w.finish()
 }
