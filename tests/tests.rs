@@ -6,6 +6,7 @@ mod errors;
 mod explore;
 mod ground;
 mod prove;
+mod solve;
 
 use std::path::{Path, PathBuf};
 

@@ -7,6 +7,7 @@ mod explore;
 mod info;
 mod prove;
 mod reach;
+mod solve;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -31,6 +32,8 @@ enum Command {
     Prove(prove::Args),
     /// Count the reachable states symbolically (BDDs), layer by layer.
     Reach(reach::Args),
+    /// Solve the game strongly: the value of every reachable state, by retrograde analysis.
+    Solve(solve::Args),
 }
 
 /// How a command failed; each maps to a documented exit code.
@@ -78,6 +81,7 @@ fn main() -> ExitCode {
         Command::Explore(a) => explore::run(a),
         Command::Prove(a) => prove::run(a),
         Command::Reach(a) => reach::run(a),
+        Command::Solve(a) => solve::run(a),
     };
     match result {
         Ok(()) => ExitCode::from(EXIT_OK),

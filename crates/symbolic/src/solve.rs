@@ -1041,16 +1041,24 @@ fn solve_layered<E: BddEngine>(
                 states: s,
             })
             .collect();
+        // Predecessors of each class of the next layer, once; then each mover takes, in its
+        // order of preference, the states with a successor in the class.
+        let mut pre = Vec::with_capacity(next.len());
+        for c in &next {
+            let p = ctx.pre_in(&c.states, &nonterminal)?;
+            ctx.track(&p)?;
+            pre.push((c.outcome, p));
+        }
         for (p, mover) in ctx.movers.clone().iter().enumerate() {
             let mut pending = e.and(&nonterminal, mover)?;
             for o in preference(&outcomes.list, p) {
                 if e.is_false(&pending) {
                     break;
                 }
-                let Some(c) = next.iter().find(|c| c.outcome == o) else {
+                let Some((_, pre_o)) = pre.iter().find(|x| x.0 == o) else {
                     continue;
                 };
-                let take = ctx.pre_in(&c.states, &pending)?;
+                let take = e.and(pre_o, &pending)?;
                 if e.is_false(&take) {
                     continue;
                 }
@@ -1070,6 +1078,7 @@ fn solve_layered<E: BddEngine>(
                 return Err(SolveOrStop::Error(SolveError::NoLegalMove { state }));
             }
         }
+        drop(pre);
         for c in &classes {
             ctx.track(&c.states)?;
         }
