@@ -7,6 +7,7 @@ mod explore;
 mod ground;
 mod prove;
 mod solve;
+mod verify;
 
 use std::path::{Path, PathBuf};
 

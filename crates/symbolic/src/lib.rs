@@ -55,8 +55,8 @@ pub use search::{
     StopReason,
 };
 pub use solve::{
-    preference, solve, solve_with_backend, GameKind, LayeredMode, MoverCounts, SolveError,
-    SolveLayerStats, SolveOptions, SolveStats, Solved, SolvedLayer, ValueClass,
+    preference, security_values, solve, solve_with_backend, GameKind, LayeredMode, MoverCounts,
+    SolveError, SolveLayerStats, SolveOptions, SolveStats, Solved, SolvedLayer, ValueClass,
 };
 
 use symgame_bdd::{Backend, BddEngine, EngineConfig, EngineJob};

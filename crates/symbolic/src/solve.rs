@@ -828,28 +828,31 @@ fn single_player<E: BddEngine>(
     Ok(classes)
 }
 
-/// Two players, constant sum: attractors of "role 0 gets at least t" for each threshold t.
-fn constant_sum<E: BddEngine>(
+/// The security value of `role` in every state of `reached`: the largest reward it can force
+/// when the other role minimises that reward (for a single role: the best reward it can reach).
+/// For each threshold `t` of the role's terminal rewards, the attractor of "at least `t`" grows
+/// by the pre-image in the states the role moves in and by the strong pre-image in the others.
+/// Returns `(value, states)` pairs, ascending by value, partitioning `reached`.
+fn security<E: BddEngine>(
     ctx: &mut Context<'_, '_, E>,
     reached: &E::Bdd,
     nonterminal: &E::Bdd,
     term_classes: &[(usize, E::Bdd)],
-    outcomes: &mut Outcomes,
-) -> Result<Vec<ValueClass<E>>, SolveOrStop> {
+    outcomes: &[Vec<u8>],
+    role: usize,
+) -> Result<Vec<(u8, E::Bdd)>, SolveOrStop> {
     let e = ctx.e();
-    let list = outcomes.list.clone();
-    let total: u16 = list[0].iter().map(|&v| u16::from(v)).sum();
-    let mut values: Vec<u8> = list.iter().map(|o| o[0]).collect();
+    let mut values: Vec<u8> = outcomes.iter().map(|o| o[role]).collect();
     values.sort_unstable();
     values.dedup();
-    let m0 = e.and(nonterminal, &ctx.movers[0])?;
-    let m1 = e.and(nonterminal, &ctx.movers[1])?;
-    // attr[i]: states where role 0 can force at least values[i]; attr[0] is everything.
+    let own = e.and(nonterminal, &ctx.movers[role])?;
+    let other = e.and_not(nonterminal, &ctx.movers[role])?;
+    // attr[i]: states where the role can force at least values[i]; attr[0] is everything.
     let mut attr = vec![reached.clone()];
-    for &t in &values[1..] {
+    for &t in values.iter().skip(1) {
         let mut a = e.constant(false);
         for (o, s) in term_classes {
-            if list[*o][0] >= t {
+            if outcomes[*o][role] >= t {
                 a = e.or(&a, s)?;
             }
         }
@@ -861,11 +864,11 @@ fn constant_sum<E: BddEngine>(
             if e.is_false(&cand) {
                 break;
             }
-            let win = e.and(&cand, &m0)?;
-            let c1 = e.and(&cand, &m1)?;
-            let escape = ctx.pre_in(&e.and_not(reached, &a)?, &c1)?;
-            let lose = e.and_not(&c1, &escape)?;
-            frontier = e.or(&win, &lose)?;
+            let chosen = e.and(&cand, &own)?;
+            let forced = e.and(&cand, &other)?;
+            let escape = ctx.pre_in(&e.and_not(reached, &a)?, &forced)?;
+            let all_in = e.and_not(&forced, &escape)?;
+            frontier = e.or(&chosen, &all_in)?;
             if e.is_false(&frontier) {
                 break;
             }
@@ -880,18 +883,66 @@ fn constant_sum<E: BddEngine>(
             Some(next) => e.and_not(&attr[i], next)?,
             None => attr[i].clone(),
         };
-        if e.is_false(&s) {
-            continue;
+        if !e.is_false(&s) {
+            ctx.track(&s)?;
+            classes.push((v, s));
         }
-        ctx.track(&s)?;
-        let other = (total - u16::from(v)) as u8;
-        classes.push(ValueClass {
-            outcome: outcomes.index(&[v, other]),
-            distance: None,
-            states: s,
-        });
     }
     Ok(classes)
+}
+
+/// Two players, constant sum: role 0's security values, the other role getting the rest.
+fn constant_sum<E: BddEngine>(
+    ctx: &mut Context<'_, '_, E>,
+    reached: &E::Bdd,
+    nonterminal: &E::Bdd,
+    term_classes: &[(usize, E::Bdd)],
+    outcomes: &mut Outcomes,
+) -> Result<Vec<ValueClass<E>>, SolveOrStop> {
+    let list = outcomes.list.clone();
+    let total: u16 = list[0].iter().map(|&v| u16::from(v)).sum();
+    let classes = security(ctx, reached, nonterminal, term_classes, &list, 0)?;
+    Ok(classes
+        .into_iter()
+        .map(|(v, s)| ValueClass {
+            outcome: outcomes.index(&[v, (total - u16::from(v)) as u8]),
+            distance: None,
+            states: s,
+        })
+        .collect())
+}
+
+/// The security value of `role` (by name index) in every state of `reached`, a set closed under
+/// successors (e.g. the reachable states): the largest reward the role can force when the other
+/// role minimises it, as the explicit solvers of `symgame prove` compute it. For constant-sum
+/// games it is the role's part of the solved outcome; for general rewards it differs from the
+/// outcome of [`solve`] (which follows [`preference`]). Returns `(value, states)` pairs
+/// partitioning `reached`, ascending by value.
+pub fn security_values<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    reached: &E::Bdd,
+    role: usize,
+    limits: &SearchLimits,
+) -> Result<Vec<(u8, E::Bdd)>, SolveError> {
+    let roles = g.role_names().len();
+    if roles > 2 {
+        return Err(SolveError::TooManyRoles(roles));
+    }
+    let run = || -> Result<Vec<(u8, E::Bdd)>, SolveOrStop> {
+        let mut ctx = Context::new(g, limits)?;
+        let e = g.engine();
+        let nonterminal = g.and_not_terminal(reached)?;
+        ctx.set_universe(&nonterminal)?;
+        ctx.check_states(&nonterminal, reached)?;
+        let terminal = e.and_not(reached, &nonterminal)?;
+        let mut outcomes = Outcomes::default();
+        let term = ctx.terminal_classes(&terminal, &mut outcomes)?;
+        security(&mut ctx, reached, &nonterminal, &term, &outcomes.list, role)
+    };
+    run().map_err(|x| match x {
+        SolveOrStop::Error(e) => e,
+        SolveOrStop::Stop(r) => SolveError::Symbolic(SymbolicError::Stopped(r)),
+    })
 }
 
 /// Two players, general rewards: outcome buckets filled once all successors are solved.
