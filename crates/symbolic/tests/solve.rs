@@ -387,3 +387,27 @@ fn security_values_match_explicit_maxmin() {
         }
     }
 }
+
+/// Connect Four 5×4 is a draw (3,945,711 states, layered); 6×4 (94,910,577 states) is a
+/// second-player win, opt-in with SYMGAME_HEAVY=1 (minutes).
+#[test]
+fn connect_four_5x4_draw_and_6x4_second_player_win() {
+    let mut boards = vec![("connect4_5x4", [50u8, 50], "3945711")];
+    if std::env::var_os("SYMGAME_HEAVY").is_some() {
+        boards.push(("connect4_6x4", [0, 100], "94910577"));
+    }
+    for (name, value, states) in boards {
+        let game = load(&root().join("gdl").join(format!("{name}.kif")));
+        let e = BiodivineEngine::new(
+            Encoding::new(&game, Default::default()).num_vars(),
+            &EngineConfig::default(),
+        )
+        .unwrap();
+        let opts = SolveOptions::default();
+        let (_, s) = solve_game(&e, &game, &opts);
+        let st = &s.stats;
+        assert!(st.layered, "{name}");
+        assert_eq!(st.states.to_string(), states, "{name}");
+        assert_eq!(st.outcomes[st.initial.unwrap()], value, "{name}");
+    }
+}
