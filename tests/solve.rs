@@ -1,22 +1,8 @@
 //! `symgame solve`: values, tables, solution files, limits and the games it must refuse.
 
-use crate::root;
+use crate::{root, symgame};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
-
-fn symgame(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_symgame"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// A fresh directory under the target directory.
 fn scratch(name: &str) -> PathBuf {

@@ -432,32 +432,32 @@ pub fn run(a: Args) -> Result<u8, Failure> {
                 let tally = &mut tallies[k];
                 tally.seconds += t0.elapsed().as_secs_f64();
                 tally.nodes_expanded += v.stats.nodes_expanded;
-                match v.outcome {
-                    ValueOutcome::Exact(x) if x == expect => tally.agreed += 1,
-                    ValueOutcome::Exact(x) => {
-                        tally.disagreed += 1;
-                        disagreements.push(Disagreement {
-                            state: fluent_names(&game, fl),
-                            role: game.roles[role].name.to_string(),
-                            algo: algo.to_string(),
-                            symbolic: expect,
-                            explicit: x,
-                        });
+                // The explicit answer that contradicts the symbolic value, if any: an exact
+                // value that differs, or bounds (after a limit) that exclude it.
+                let contradiction = match v.outcome {
+                    ValueOutcome::Exact(x) if x == expect => {
+                        tally.agreed += 1;
+                        None
                     }
+                    ValueOutcome::Exact(x) => Some(x),
                     ValueOutcome::Stopped { lower, upper, .. } => {
                         tally.undecided += 1;
-                        // Bounds that exclude the symbolic value are a disagreement too.
-                        if expect < lower || expect > upper {
-                            tally.disagreed += 1;
-                            disagreements.push(Disagreement {
-                                state: fluent_names(&game, fl),
-                                role: game.roles[role].name.to_string(),
-                                algo: algo.to_string(),
-                                symbolic: expect,
-                                explicit: if expect < lower { lower } else { upper },
-                            });
-                        }
+                        (expect < lower || expect > upper).then_some(if expect < lower {
+                            lower
+                        } else {
+                            upper
+                        })
                     }
+                };
+                if let Some(explicit) = contradiction {
+                    tally.disagreed += 1;
+                    disagreements.push(Disagreement {
+                        state: fluent_names(&game, fl),
+                        role: game.roles[role].name.to_string(),
+                        algo: algo.to_string(),
+                        symbolic: expect,
+                        explicit,
+                    });
                 }
             }
         }
