@@ -11,7 +11,15 @@ fn main() {
     let enc = Encoding::new(&game, Default::default());
     let engine = BiodivineEngine::new(enc.num_vars(), &EngineConfig::default()).unwrap();
     let t = std::time::Instant::now();
-    let g = SymbolicGame::new(&engine, &game, enc, &SymbolicOptions::default()).unwrap();
+    // SYMGAME_CLUSTER=N merges per-move relations up to N nodes (0: one per joint move).
+    let sym = SymbolicOptions {
+        cluster_nodes: std::env::var("SYMGAME_CLUSTER")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0),
+        ..Default::default()
+    };
+    let g = SymbolicGame::new(&engine, &game, enc, &sym).unwrap();
     eprintln!(
         "compile {:.2} s, {} partitions",
         t.elapsed().as_secs_f64(),

@@ -1042,7 +1042,7 @@ fn forward<E: BddEngine>(
             layered = false;
         }
         if to_files {
-            spill.write(e, depth, &frontier)?;
+            spill.write(e, depth, &expand, &e.and_not(&frontier, &expand)?)?;
         } else {
             layers.push(frontier);
         }
@@ -1078,11 +1078,10 @@ fn solve_layered<E: BddEngine>(
     let mut sums: Vec<u32> = Vec::new();
     for depth in (0..depths).rev() {
         ctx.guard.check()?;
-        let layer = spill.read(g, depth)?;
-        let nonterminal = g.and_not_terminal(&layer)?;
+        let (nonterminal, terminal) = spill.read(g, depth)?;
+        let layer = e.or(&nonterminal, &terminal)?;
         ctx.set_universe(&nonterminal)?;
         ctx.check_simultaneous(&nonterminal)?;
-        let terminal = e.and_not(&layer, &nonterminal)?;
         let mut classes: Vec<ValueClass<E>> = ctx
             .terminal_classes(&terminal, &mut outcomes)?
             .into_iter()
@@ -1216,30 +1215,41 @@ impl Spill {
         self.dir.join(format!("bfs-{depth:04}.layer"))
     }
 
-    fn write<E: BddEngine>(&self, e: &E, depth: usize, s: &E::Bdd) -> Result<(), SolveOrStop> {
+    /// Writes layer `depth` as its non-terminal and terminal parts (the forward search has
+    /// split them already; the backward pass needs both).
+    fn write<E: BddEngine>(
+        &self,
+        e: &E,
+        depth: usize,
+        nonterminal: &E::Bdd,
+        terminal: &E::Bdd,
+    ) -> Result<(), SolveOrStop> {
+        let part = |outcome, b: &E::Bdd| StoredClass {
+            outcome,
+            distance: None,
+            nodes: e.export(b),
+        };
         let stored = StoredLayer {
             fingerprint: String::new(),
             depth: Some(depth as u32),
-            classes: vec![StoredClass {
-                outcome: 0,
-                distance: None,
-                nodes: e.export(s),
-            }],
+            classes: vec![part(0, nonterminal), part(1, terminal)],
         };
         files::write_stored(&self.path(depth), &stored)?;
         Ok(())
     }
 
+    /// Reads layer `depth`: (non-terminal, terminal) states.
     fn read<E: BddEngine>(
         &self,
         g: &SymbolicGame<'_, E>,
         depth: usize,
-    ) -> Result<E::Bdd, SolveOrStop> {
-        let stored = files::read_stored(&self.path(depth))?;
-        let c = stored.classes.into_iter().next().ok_or_else(|| {
-            files::FileError::format(&self.path(depth), "a layer file without a state set")
-        })?;
-        Ok(g.engine().import(&c.nodes)?)
+    ) -> Result<(E::Bdd, E::Bdd), SolveOrStop> {
+        let path = self.path(depth);
+        let stored = files::read_stored(&path)?;
+        let [a, b] = <[StoredClass; 2]>::try_from(stored.classes)
+            .map_err(|_| files::FileError::format(&path, "a layer file without its two parts"))?;
+        let e = g.engine();
+        Ok((e.import(&a.nodes)?, e.import(&b.nodes)?))
     }
 
     fn load_all<E: BddEngine>(
@@ -1247,7 +1257,13 @@ impl Spill {
         g: &SymbolicGame<'_, E>,
         depths: usize,
     ) -> Result<Vec<E::Bdd>, SolveOrStop> {
-        (0..depths).map(|d| self.read(g, d)).collect()
+        let e = g.engine();
+        (0..depths)
+            .map(|d| {
+                let (n, t) = self.read(g, d)?;
+                Ok(e.or(&n, &t)?)
+            })
+            .collect()
     }
 }
 
