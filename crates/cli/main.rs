@@ -4,8 +4,10 @@
 //! output; the libraries return typed results and the commands here print them.
 
 mod explore;
+mod export;
 mod info;
 mod prove;
+mod query;
 mod reach;
 
 use clap::{Parser, Subcommand};
@@ -31,6 +33,10 @@ enum Command {
     Prove(prove::Args),
     /// Count the reachable states symbolically (BDDs), layer by layer.
     Reach(reach::Args),
+    /// Solve a game and write its ranked database: per layer a BDD and one packed value a state.
+    Export(export::Args),
+    /// A state's value, rank and optimal moves from a database (by fluents, moves or rank).
+    Query(query::Args),
 }
 
 /// How a command failed; each maps to a documented exit code.
@@ -78,6 +84,8 @@ fn main() -> ExitCode {
         Command::Explore(a) => explore::run(a),
         Command::Prove(a) => prove::run(a),
         Command::Reach(a) => reach::run(a),
+        Command::Export(a) => export::run(a),
+        Command::Query(a) => query::run(a),
     };
     match result {
         Ok(()) => ExitCode::from(EXIT_OK),
