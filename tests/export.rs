@@ -368,6 +368,11 @@ fn a_limit_writes_no_file() {
     assert!(!out.exists());
     // The working directory beside the file is gone too.
     assert_eq!(std::fs::read_dir(out.parent().unwrap()).unwrap().count(), 0);
+    // An output directory that does not exist is an error, and is not created.
+    let missing = out.parent().unwrap().join("missing");
+    let err = export(&g, &missing.join("tt.db"), &options("tictactoe"), |_| {}).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::Io, "{err}");
+    assert!(!missing.exists());
 }
 
 /// Every truncation of a real database is reported as truncated, every single-bit flip as an

@@ -9,7 +9,7 @@ use symgame_db::{Outcome, Schema, WriteSummary, Writer};
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
     read_manifest, read_stored, solve, Encoding, GameKind, LayeredMode, Manifest, SearchLimits,
-    SolveError, SolveOptions, SolveStats, StopReason, SymbolicGame, SymbolicOptions,
+    SolveError, SolveOptions, SolveStats, StopReason, SymbolicError, SymbolicGame, SymbolicOptions,
 };
 
 use crate::error::{Error, ErrorKind, Result};
@@ -162,7 +162,7 @@ impl<F: FnMut(&SolveStats)> EngineJob<Result<Exported>> for ExportJob<'_, F> {
         };
         let t = Instant::now();
         let g = SymbolicGame::new(&engine, self.game, self.enc.clone(), &self.opts.symbolic)
-            .map_err(|e| Error::new(ErrorKind::Solve, e.to_string()))?;
+            .map_err(|e| solve_error(self.game, &self.opts.game_name, SolveError::Symbolic(e)))?;
         let solved = solve(&g, &solve_opts, self.progress)
             .map_err(|e| solve_error(self.game, &self.opts.game_name, e))?;
         drop(g);
@@ -193,8 +193,12 @@ impl<F: FnMut(&SolveStats)> EngineJob<Result<Exported>> for ExportJob<'_, F> {
     }
 }
 
-/// A solver error as this crate's error, naming a state when the solver gives one.
+/// A solver error as this crate's error, naming a state when the solver gives one; a BDD
+/// engine out of nodes is [`ErrorKind::Bdd`] (a resource limit, not a property of the game).
 fn solve_error(game: &GroundGame, name: &str, e: SolveError) -> Error {
+    if let SolveError::Symbolic(SymbolicError::Bdd(b)) = &e {
+        return Error::new(ErrorKind::Bdd, format!("{name}: {b}"));
+    }
     let detail = match &e {
         SolveError::Simultaneous { state } | SolveError::NoLegalMove { state } => {
             let fl: Vec<String> = state.iter().map(|&f| game.fluents[f].to_string()).collect();
@@ -232,7 +236,7 @@ impl Scratch {
                 .map(|t| t.as_nanos())
                 .unwrap_or(0)
         ));
-        std::fs::create_dir_all(&dir).map_err(|e| {
+        std::fs::create_dir(&dir).map_err(|e| {
             Error::new(
                 ErrorKind::Io,
                 format!("{}: cannot create a working directory: {e}", dir.display()),
