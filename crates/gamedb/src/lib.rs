@@ -35,8 +35,8 @@
 //! ```
 //!
 //! Architecture invariant: the only crate that depends on both the solver and the database
-//! crate; the explicit reasoner is used for successors only, so a database answer is checked
-//! by code that never touched a BDD.
+//! crate. Queries need no BDD engine: states become assignments through the encoding, and
+//! successors come from the explicit reasoner, independent of the BDD code that wrote the file.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
