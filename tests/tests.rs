@@ -4,6 +4,7 @@
 mod cli;
 mod errors;
 mod explore;
+mod export;
 mod ground;
 mod prove;
 mod solve;

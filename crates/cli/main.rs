@@ -4,8 +4,10 @@
 //! output; the libraries return typed results and the commands here print them.
 
 mod explore;
+mod export;
 mod info;
 mod prove;
+mod query;
 mod reach;
 mod solve;
 mod verify;
@@ -37,6 +39,10 @@ enum Command {
     Solve(solve::Args),
     /// Check the symbolic solution state by state with the explicit solvers.
     Verify(verify::Args),
+    /// Solve a game and write its ranked database: per layer a BDD and one packed value a state.
+    Export(export::Args),
+    /// A state's value, rank and optimal moves from a database (by fluents, moves or rank).
+    Query(query::Args),
 }
 
 /// How a command failed; each maps to a documented exit code.
@@ -85,6 +91,8 @@ fn main() -> ExitCode {
         Command::Prove(a) => prove::run(a),
         Command::Reach(a) => reach::run(a),
         Command::Solve(a) => solve::run(a),
+        Command::Export(a) => export::run(a),
+        Command::Query(a) => query::run(a),
         Command::Verify(a) => {
             return match verify::run(a) {
                 Ok(code) => ExitCode::from(code),
