@@ -80,3 +80,25 @@ fn reach_counts_tictactoe_symbolically_on_both_engines() {
         );
     }
 }
+
+/// A reader that closes the pipe early ends symgame quietly (no panic on a broken pipe).
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_symgame"))
+        .args(["explore", "gdl/connect4_4x4.kif"])
+        .current_dir(crate::root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // The read end is closed here, before the table is complete.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}

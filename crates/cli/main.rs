@@ -83,7 +83,20 @@ pub fn cancel_flag() -> Arc<AtomicBool> {
     flag
 }
 
+/// Restores the default action of SIGPIPE (terminate quietly), which Rust programs ignore: then
+/// a reader that closes the pipe early (`symgame solve ... | head`) ends symgame like any other
+/// Unix tool, instead of `println!` panicking on a broken pipe.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called once at the start of main, before any thread is spawned; setting a signal's
+    // disposition to SIG_DFL has no other precondition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    restore_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => info::run(a),
