@@ -5,6 +5,7 @@ mod cli;
 mod errors;
 mod explore;
 mod ground;
+mod plan;
 mod prove;
 
 use std::path::{Path, PathBuf};

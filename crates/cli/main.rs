@@ -5,6 +5,7 @@
 
 mod explore;
 mod info;
+mod plan;
 mod prove;
 mod reach;
 
@@ -31,6 +32,8 @@ enum Command {
     Prove(prove::Args),
     /// Count the reachable states symbolically (BDDs), layer by layer.
     Reach(reach::Args),
+    /// An optimal plan to a goal state (BFS, bidirectional BFS, Dijkstra or BDDA*), replayed.
+    Plan(plan::Args),
 }
 
 /// How a command failed; each maps to a documented exit code.
@@ -78,6 +81,7 @@ fn main() -> ExitCode {
         Command::Explore(a) => explore::run(a),
         Command::Prove(a) => prove::run(a),
         Command::Reach(a) => reach::run(a),
+        Command::Plan(a) => plan::run(a),
     };
     match result {
         Ok(()) => ExitCode::from(EXIT_OK),
