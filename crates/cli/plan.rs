@@ -250,7 +250,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     if a.json {
         print_json(&report)?;
     } else {
-        print_text(&report, &encoding);
+        print_text(&report, &game, &encoding);
     }
     match stats.stopped {
         None => Ok(()),
@@ -261,7 +261,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     }
 }
 
-fn print_text(r: &Report, encoding: &Encoding) {
+fn print_text(r: &Report, game: &GroundGame, encoding: &Encoding) {
     let s = r.stats;
     println!("game        {}", r.game);
     println!(
@@ -295,6 +295,18 @@ fn print_text(r: &Report, encoding: &Encoding) {
                 p.max_h,
                 p.peak_nodes,
                 p.seconds
+            );
+            let groups = encoding.groups();
+            let kept: Vec<String> = p
+                .groups
+                .iter()
+                .flat_map(|&i| groups[i].iter().map(|&f| game.fluents[f].to_string()))
+                .collect();
+            const SHOWN: usize = 12;
+            println!(
+                "            keeps {}{}",
+                kept[..kept.len().min(SHOWN)].join(" "),
+                if kept.len() > SHOWN { " ..." } else { "" }
             );
         }
         println!(

@@ -482,7 +482,7 @@ fn rebuild<E: BddEngine>(
 
 /// Plans on the symbolic game `g` from its initial state to `goal` (a state set, usually
 /// [`goal_states`]). `heuristic` is used by [`Algorithm::Astar`] (`None`: h = 0). `progress` is
-/// called after each expanded layer.
+/// called after each expanded layer (not by the bidirectional search).
 pub fn plan<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     costs: &Costs,
@@ -598,12 +598,7 @@ fn plan_bidir<E: BddEngine>(
     } else {
         None
     };
-    let limits = SearchLimits {
-        time_limit: limits
-            .time_limit
-            .map(|t| t.saturating_sub(started.elapsed())),
-        ..limits.clone()
-    };
+    let limits = remaining(limits, started);
     let goal = match &domain {
         Some(d) => g.engine().and(goal, d)?,
         None => goal.clone(),
@@ -1174,6 +1169,7 @@ pub fn select_pattern<E: BddEngine>(
     limits: &SearchLimits,
 ) -> Result<Result<Selection<E>, StopReason>, PlanError> {
     let (order, _) = pattern_order(game, g, goal);
+    let started = Instant::now();
     let budget = SearchLimits {
         max_nodes: Some(limits.max_nodes.map_or(max_nodes, |m| m.min(max_nodes))),
         ..limits.clone()
@@ -1191,7 +1187,7 @@ pub fn select_pattern<E: BddEngine>(
         } else {
             lo + (hi - lo).div_ceil(2)
         };
-        match pattern_database(g, costs, goal, &order[..k], &budget)? {
+        match pattern_database(g, costs, goal, &order[..k], &remaining(&budget, started))? {
             Ok(pdb) => {
                 tried.push((k, true));
                 lo = k;
@@ -1208,6 +1204,16 @@ pub fn select_pattern<E: BddEngine>(
         database: best,
         tried,
     }))
+}
+
+/// `limits` with the time limit reduced by the time elapsed since `started`.
+fn remaining(limits: &SearchLimits, started: Instant) -> SearchLimits {
+    SearchLimits {
+        time_limit: limits
+            .time_limit
+            .map(|t| t.saturating_sub(started.elapsed())),
+        ..limits.clone()
+    }
 }
 
 /// The result of [`select_pattern`].
@@ -1403,7 +1409,7 @@ pub fn build_heuristic<E: BddEngine>(
                         "group {bad} does not exist (the game has {n} groups)"
                     )));
                 }
-                match pattern_database(g, costs, goal, p, limits)? {
+                match pattern_database(g, costs, goal, p, &remaining(limits, started))? {
                     Err(why) => return Ok(Err(why)),
                     Ok(pdb) => {
                         h.add(&pdb);
@@ -1458,13 +1464,7 @@ impl<F: FnMut(&PlanStats)> EngineJob<Result<PlanOutcome, PlanError>> for PlanJob
             }
         }
         // The search gets what is left of the time limit.
-        let limits = SearchLimits {
-            time_limit: self
-                .limits
-                .time_limit
-                .map(|t| t.saturating_sub(started.elapsed())),
-            ..self.limits.clone()
-        };
+        let limits = remaining(self.limits, started);
         let mut out = plan(
             &g,
             &costs,
