@@ -1,20 +1,6 @@
 //! The `symgame` binary: output, exit codes and error messages.
 
-use crate::root;
-use std::process::Command;
-
-fn symgame(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_symgame"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::symgame;
 
 #[test]
 fn info_prints_sizes_and_json() {

@@ -8,6 +8,8 @@ mod info;
 mod plan;
 mod prove;
 mod reach;
+mod solve;
+mod verify;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -32,6 +34,10 @@ enum Command {
     Prove(prove::Args),
     /// Count the reachable states symbolically (BDDs), layer by layer.
     Reach(reach::Args),
+    /// Solve the game strongly: the value of every reachable state, by retrograde analysis.
+    Solve(solve::Args),
+    /// Check the symbolic solution state by state with the explicit solvers.
+    Verify(verify::Args),
     /// An optimal plan to a goal state (BFS, bidirectional BFS, Dijkstra or BDDA*), replayed.
     Plan(plan::Args),
 }
@@ -81,19 +87,33 @@ fn main() -> ExitCode {
         Command::Explore(a) => explore::run(a),
         Command::Prove(a) => prove::run(a),
         Command::Reach(a) => reach::run(a),
+        Command::Solve(a) => solve::run(a),
+        Command::Verify(a) => {
+            return match verify::run(a) {
+                Ok(code) => ExitCode::from(code),
+                Err(f) => report_failure(f),
+            }
+        }
         Command::Plan(a) => plan::run(a),
     };
     match result {
         Ok(()) => ExitCode::from(EXIT_OK),
-        Err(Failure::Input(m)) => {
+        Err(f) => report_failure(f),
+    }
+}
+
+/// Prints a failure and returns its exit code.
+fn report_failure(f: Failure) -> ExitCode {
+    match f {
+        Failure::Input(m) => {
             eprintln!("error: {m}");
             ExitCode::from(EXIT_INPUT)
         }
-        Err(Failure::Limit(m)) => {
+        Failure::Limit(m) => {
             eprintln!("stopped: {m}");
             ExitCode::from(EXIT_LIMIT)
         }
-        Err(Failure::Internal(m)) => {
+        Failure::Internal(m) => {
             eprintln!("internal error: {m}");
             ExitCode::from(EXIT_INTERNAL)
         }

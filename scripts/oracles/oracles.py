@@ -12,7 +12,12 @@ the figures can be compared with what an engine computes from the GDL:
     can guarantee when it maximises its own goal and the other role minimises it (for the
     zero-sum games this is the minimax value);
   * single-player games: the best reachable terminal reward and the length of the shortest
-    plan reaching it; for games with action costs also the least total cost of such a plan.
+    plan reaching it; for games with action costs also the least total cost of such a plan;
+  * the strong solution: for every reachable state its outcome under optimal play, counted per
+    outcome (`outcome R1/R2 N`). The role to move picks the successor whose outcome maximises
+    its own reward minus the other role's, ties broken by its own reward (for zero-sum games
+    this is minimax; a single role maximises its reward). This is the rule `symgame solve`
+    documents, computed here by memoised recursion over explicit states.
 
 usage:
   oracles.py tictactoe
@@ -121,6 +126,43 @@ def subgame_perfect(game):
     return dict(zip(game.roles, v)), ties[0]
 
 
+def strong_solution(game):
+    """Outcome (a tuple of rewards in role order) of every reachable state under the preference
+    rule of the module doc; returns {outcome: count} and the initial state's outcome."""
+    memo = {}
+    sys.setrecursionlimit(100000)
+
+    def key(o, i):
+        own = o[i]
+        other = sum(v for j, v in enumerate(o) if j != i)
+        return (own - other, own) if len(o) > 1 else (own, own)
+
+    def val(s):
+        v = memo.get(s)
+        if v is not None:
+            return v
+        if game.terminal(s):
+            v = tuple(game.goals(s)[r] for r in game.roles)
+        else:
+            i = game.roles.index(game.mover(s))
+            v = max((val(t) for _, t in game.successors(s)), key=lambda o: key(o, i))
+        memo[s] = v
+        return v
+
+    init = val(game.init)
+    counts = {}
+    for o in memo.values():
+        counts[o] = counts.get(o, 0) + 1
+    return counts, init
+
+
+def solution_lines(game):
+    counts, init = strong_solution(game)
+    fmt = lambda o: "/".join(map(str, o))
+    return [f"solved_initial {fmt(init)}"] + [
+        f"outcome {fmt(o)} {counts[o]}" for o in sorted(counts, reverse=True)]
+
+
 def single_player_best(terminals, game):
     best = max(game.goals(s)[game.roles[0]] for s in terminals)
     plan = min(d for s, d in terminals.items() if game.goals(s)[game.roles[0]] == best)
@@ -128,7 +170,7 @@ def single_player_best(terminals, game):
 
 
 def report(game, args, layers=None, total=None, terminal=None, values=None, best=None,
-           plan=None, comments=(), plan_cost=None):
+           plan=None, comments=(), solution=(), plan_cost=None):
     lines = [f"# produced by scripts/oracles/oracles.py {' '.join(args)}"]
     lines += [f"# {c}" for c in comments]
     lines.append(f"game {game.name}")
@@ -148,6 +190,7 @@ def report(game, args, layers=None, total=None, terminal=None, values=None, best
         lines.append(f"plan_length {plan}")
     if plan_cost is not None:
         lines.append(f"plan_cost {plan_cost}")
+    lines += list(solution)
     return "\n".join(lines) + "\n"
 
 
@@ -155,9 +198,11 @@ def standard(game, args, comments=(), two_player=True):
     layers, total, terms = bfs(game)
     if two_player:
         values = security_values(game)
-        return report(game, args, layers, total, len(terms), values=values, comments=comments)
+        return report(game, args, layers, total, len(terms), values=values, comments=comments,
+                      solution=solution_lines(game))
     best, plan = single_player_best(terms, game)
-    return report(game, args, layers, total, len(terms), best=best, plan=plan, comments=comments)
+    return report(game, args, layers, total, len(terms), best=best, plan=plan, comments=comments,
+                  solution=solution_lines(game))
 
 
 # --------------------------------------------------------------------------------------------
@@ -359,7 +404,11 @@ def connect4_main(args, argv):
             values = security_values(g)
             comments.append("value by full memoised minimax")
             print(f"minimax: {time.time() - t0:.0f} s", file=sys.stderr)
-    return report(g, args, layers, total, terminal, values=values, comments=comments)
+    solution = ()
+    if total is not None and total <= 5_000_000 and "--no-value" not in argv:
+        solution = solution_lines(g)
+    return report(g, args, layers, total, terminal, values=values, comments=comments,
+                  solution=solution)
 
 
 # --------------------------------------------------------------------------------------------
@@ -606,7 +655,8 @@ def climb_main(args, argv):
     per = {v: sum(1 for s in terms if g.goals(s)["climber"] == v) for v in rewards}
     comments = ["terminal states per reward: " + " ".join(f"{v}:{per[v]}" for v in rewards),
                 f"greedy climber (highest neighbour, camp at a local peak) gets {g.greedy()}"]
-    return report(g, args, layers, total, len(terms), best=best, plan=plan, comments=comments)
+    return report(g, args, layers, total, len(terms), best=best, plan=plan, comments=comments,
+                  solution=solution_lines(g))
 
 
 # --------------------------------------------------------------------------------------------
@@ -648,7 +698,7 @@ def prisoners_main(args, argv):
                 + f" (states with payoff-relevant ties: {ties})",
                 "sums of the goals over terminal states: " + " ".join(map(str, sums))]
     return report(g, args, layers, total, len(terms), values=security_values(g),
-                  comments=comments)
+                  comments=comments, solution=solution_lines(g))
 
 
 # --------------------------------------------------------------------------------------------
@@ -733,7 +783,7 @@ def toll_main(args, argv):
     layers, total, terms = bfs(g)
     best, plan = single_player_best(terms, g)
     return report(g, args, layers, total, len(terms), best=best, plan=plan,
-                  plan_cost=cheapest(g, best))
+                  solution=solution_lines(g), plan_cost=cheapest(g, best))
 
 
 # --------------------------------------------------------------------------------------------

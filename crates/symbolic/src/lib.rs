@@ -43,11 +43,17 @@
 #![warn(missing_docs)]
 
 mod encoding;
+mod files;
 mod game;
 mod plan;
 mod search;
+mod solve;
 
 pub use encoding::{Encoding, Order};
+pub use files::{
+    fingerprint, layer_file_name, read_manifest, read_stored, write_atomic, write_stored,
+    FileError, Manifest, StoredClass, StoredLayer, FORMAT_VERSION, MAGIC, MANIFEST,
+};
 pub use game::{JointMove, Partition, SymbolicError, SymbolicGame, SymbolicOptions};
 pub use plan::{
     build_heuristic, goal_states, parse_pattern, pattern_database, pattern_order, plan,
@@ -58,6 +64,10 @@ pub use plan::{
 pub use search::{
     reach, reach_until, shortest_path, shortest_path_within, LayerStats, Path, Reach, ReachStats,
     SearchLimits, StopReason,
+};
+pub use solve::{
+    preference, security_values, solve, solve_with_backend, GameKind, LayeredMode, MoverCounts,
+    SolveError, SolveLayerStats, SolveOptions, SolveStats, Solved, SolvedLayer, ValueClass,
 };
 
 use symgame_bdd::{Backend, BddEngine, EngineConfig, EngineJob};

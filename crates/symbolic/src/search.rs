@@ -48,7 +48,7 @@ pub struct SearchLimits {
 }
 
 /// Serialises a `BigUint` as a decimal string.
-mod big_string {
+pub(crate) mod big_string {
     use num_bigint::BigUint;
     use serde::{Deserialize, Deserializer, Serializer};
 
