@@ -1,21 +1,7 @@
 //! `symgame plan` on the bundled single-player games against their fixtures (`best`,
 //! `plan_length`, `plan_cost`), and its output, errors and exit codes.
 
-use crate::root;
-use std::process::Command;
-
-fn symgame(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_symgame"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::{root, symgame};
 
 fn plan_json(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["plan", "--json"];
