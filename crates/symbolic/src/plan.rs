@@ -983,6 +983,8 @@ fn build_pdb<E: BddEngine>(
             if e.is_false(&relation) {
                 continue;
             }
+            // Assumes the i-th current variable of `vars_of` pairs with its i-th next variable
+            // (true of the interleaved layout, where x_f' directly follows x_f).
             out.push(AbstractPart {
                 relation,
                 conjuncts,
