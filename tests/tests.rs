@@ -6,6 +6,7 @@ mod errors;
 mod explore;
 mod export;
 mod ground;
+mod plan;
 mod prove;
 mod solve;
 mod verify;

@@ -6,6 +6,7 @@
 mod explore;
 mod export;
 mod info;
+mod plan;
 mod prove;
 mod query;
 mod reach;
@@ -43,6 +44,8 @@ enum Command {
     Export(export::Args),
     /// A state's value, rank and optimal moves from a database (by fluents, moves or rank).
     Query(query::Args),
+    /// An optimal plan to a goal state (BFS, bidirectional BFS, Dijkstra or BDDA*), replayed.
+    Plan(plan::Args),
 }
 
 /// How a command failed; each maps to a documented exit code.
@@ -112,6 +115,7 @@ fn main() -> ExitCode {
                 Err(f) => report_failure(f),
             }
         }
+        Command::Plan(a) => plan::run(a),
     };
     match result {
         Ok(()) => ExitCode::from(EXIT_OK),
