@@ -107,5 +107,10 @@ fn a_closed_pipe_ends_the_output_quietly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
     use std::os::unix::process::ExitStatusExt;
-    assert_eq!(out.status.signal(), Some(13), "ended by SIGPIPE: {:?}", out.status);
+    assert_eq!(
+        out.status.signal(),
+        Some(13),
+        "ended by SIGPIPE: {:?}",
+        out.status
+    );
 }

@@ -44,6 +44,7 @@
 
 mod encoding;
 mod files;
+mod formula;
 mod game;
 mod plan;
 mod search;
@@ -54,7 +55,8 @@ pub use files::{
     fingerprint, layer_file_name, read_manifest, read_stored, write_atomic, write_stored,
     FileError, Manifest, StoredClass, StoredLayer, FORMAT_VERSION, MAGIC, MANIFEST,
 };
-pub use game::{JointMove, Partition, SymbolicError, SymbolicGame, SymbolicOptions};
+pub use formula::Formula;
+pub use game::{GoalBdd, JointMove, Partition, SymbolicError, SymbolicGame, SymbolicOptions};
 pub use plan::{
     build_heuristic, goal_states, parse_pattern, pattern_database, pattern_order, plan,
     plan_with_backend, select_pattern, Algorithm, Costs, Direction, Heuristic, HeuristicStats,

@@ -344,9 +344,8 @@ struct Context<'g, 'e, E: BddEngine> {
     movers: Vec<E::Bdd>,
     /// States where both roles have a choice (two-player games; false otherwise).
     simultaneous: E::Bdd,
-    /// Per role, per distinct goal value (descending): the states whose goal condition for that
-    /// value holds.
-    goal_conds: Vec<Vec<(u8, E::Bdd)>>,
+    /// Per role, its distinct goal values, descending.
+    goal_values: Vec<Vec<u8>>,
     /// The transition partitions, those kept as conjunct lists restricted to the current
     /// universe ([`Context::set_universe`]).
     parts: Vec<crate::game::Partition<E>>,
@@ -395,27 +394,21 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
         } else {
             vec![e.constant(true)]
         };
-        let mut goal_conds = Vec::with_capacity(roles);
-        for gs in g.goals() {
-            let mut vals: Vec<u8> = gs.iter().map(|x| x.0).collect();
-            vals.sort_unstable_by(|a, b| b.cmp(a));
-            vals.dedup();
-            let mut conds = Vec::with_capacity(vals.len());
-            for v in vals {
-                let parts: Vec<E::Bdd> = gs
-                    .iter()
-                    .filter(|x| x.0 == v)
-                    .map(|x| x.1.clone())
-                    .collect();
-                conds.push((v, or_all(e, parts)?));
-            }
-            goal_conds.push(conds);
-        }
+        let goal_values = g
+            .goal_formulas()
+            .iter()
+            .map(|gs| {
+                let mut vals: Vec<u8> = gs.iter().map(|x| x.0).collect();
+                vals.sort_unstable_by(|a, b| b.cmp(a));
+                vals.dedup();
+                vals
+            })
+            .collect();
         Ok(Context {
             g,
             movers,
             simultaneous,
-            goal_conds,
+            goal_values,
             parts: g.clusters().to_vec(),
             guard: Guard {
                 limits,
@@ -448,7 +441,7 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
         if !e.is_false(t) {
             parts.push((Vec::new(), t.clone()));
         }
-        for conds in &self.goal_conds {
+        for (role, values) in self.goal_values.iter().enumerate() {
             let mut next: Vec<(Vec<u8>, E::Bdd)> = Vec::new();
             for (o, s) in parts {
                 let mut rest = s;
@@ -461,14 +454,15 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
                     }
                     BddResult::Ok(())
                 };
-                for (v, cond) in conds {
+                for &v in values {
                     if e.is_false(&rest) {
                         break;
                     }
-                    let hit = e.and(&rest, cond)?;
+                    // The goal conditions are formulas: conjoined piece by piece with the set.
+                    let hit = self.g.and_goal(&rest, role, v)?;
                     if !e.is_false(&hit) {
-                        rest = e.and_not(&rest, cond)?;
-                        push(*v, hit, &mut next)?;
+                        rest = e.and_not(&rest, &hit)?;
+                        push(v, hit, &mut next)?;
                     }
                 }
                 if !e.is_false(&rest) {

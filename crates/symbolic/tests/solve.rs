@@ -411,3 +411,42 @@ fn connect_four_5x4_draw_and_6x4_second_player_win() {
         assert_eq!(st.outcomes[st.initial.unwrap()], value, "{name}");
     }
 }
+
+/// Goal conditions are formulas: conjoined piece by piece they give the same states as the
+/// whole BDD, and Connect Four 6×5's "nobody has a line" stays two leaves (as one BDD it has 34
+/// million nodes).
+#[test]
+fn goal_formulas_equal_their_bdds_and_stay_split() {
+    let game = load(&root().join("gdl/connect4_4x4.kif"));
+    let e = engine(&game);
+    let enc = Encoding::new(&game, Default::default());
+    let g = SymbolicGame::new(&e, &game, enc, &SymbolicOptions::default()).unwrap();
+    let reached = symgame_symbolic::reach(&g, &Default::default(), false, |_| {}).reached;
+    let terminal = e.and(&reached, &g.terminal().unwrap()).unwrap();
+    let whole = g.goals().unwrap().to_vec();
+    for (role, gs) in g.goal_formulas().iter().enumerate() {
+        for (k, (v, f)) in gs.iter().enumerate() {
+            for set in [&reached, &terminal] {
+                let by_parts = f.and_with(&e, set).unwrap();
+                assert_eq!(
+                    by_parts,
+                    e.and(set, &whole[role][k].1).unwrap(),
+                    "{role} {v}"
+                );
+                assert_eq!(by_parts, g.and_goal(set, role, *v).unwrap());
+            }
+        }
+    }
+    let game = load(&root().join("gdl/connect4_6x5.kif"));
+    let e = BiodivineEngine::new(
+        Encoding::new(&game, Default::default()).num_vars(),
+        &EngineConfig::small(),
+    )
+    .unwrap();
+    let enc = Encoding::new(&game, Default::default());
+    let g = SymbolicGame::new(&e, &game, enc, &SymbolicOptions::default()).unwrap();
+    for gs in g.goal_formulas() {
+        let (_, draw) = gs.iter().find(|(v, _)| *v == 50).unwrap();
+        assert!(draw.leaves() >= 2, "{draw:?}");
+    }
+}

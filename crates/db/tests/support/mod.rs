@@ -16,7 +16,7 @@ pub fn goal_classes<E: BddEngine>(
 ) -> Vec<(Outcome, E::Bdd)> {
     let e = g.engine();
     let mut combos: Vec<(Vec<u8>, E::Bdd)> = vec![(Vec::new(), domain.clone())];
-    for (role, goals) in g.goals().iter().enumerate() {
+    for (role, goals) in g.goals().unwrap().iter().enumerate() {
         let mut values: Vec<u8> = goals.iter().map(|(v, _)| *v).collect();
         values.sort_unstable();
         values.dedup();
