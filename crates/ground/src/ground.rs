@@ -11,6 +11,7 @@
 //!    cyclic blocks (a negative cycle at ground level is an error).
 
 use crate::circuit::{Block, Circuit, Gate, Lit};
+use crate::cost::{cost_relation, read_costs};
 use crate::datalog::{instantiate, Abort, CRule, Evaluator, Pattern, Relation, Sink};
 use crate::terms::{FxHashMap, FxHashSet, GroundTerm, TermId, TermStore};
 use serde::Serialize;
@@ -43,6 +44,9 @@ pub struct Role {
     pub name: GroundTerm,
     /// The moves, in a fixed order; `MoveId`s index this list.
     pub moves: Vec<GroundTerm>,
+    /// `costs[m]`: the cost of move `m`, from the optional static relation
+    /// `(cost ?role ?move ?n)` (a positive integer; 1 when not given).
+    pub costs: Vec<u32>,
 }
 
 /// Sizes and time of a grounding.
@@ -114,6 +118,11 @@ impl GroundGame {
     /// The index of the fluent written as `t`.
     pub fn find_fluent(&self, t: &GroundTerm) -> Option<usize> {
         self.fluents.iter().position(|f| f == t)
+    }
+
+    /// The cost of move `m` of role `r` (1 unless the `cost` relation gives another).
+    pub fn move_cost(&self, r: usize, m: usize) -> u32 {
+        self.roles[r].costs[m]
     }
 
     /// The index of role `r`'s move written as `t`.
@@ -229,8 +238,9 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
         }
     }
 
+    let cost = cost_relation(desc, &dynamic)?;
     // Static relations needed by the dynamic rules and the game keywords.
-    let mut needed: HashSet<Sym> = [kw.role, kw.init].into_iter().collect();
+    let mut needed: HashSet<Sym> = [kw.role, kw.init].into_iter().chain(cost).collect();
     for k in [kw.legal, kw.next, kw.goal, kw.terminal] {
         if !dynamic.contains(&k) {
             needed.insert(k);
@@ -445,6 +455,15 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
         })
         .collect();
     let num_inputs = 1 + nf + moves.iter().map(|m| m.len() as u32).sum::<u32>();
+    let costs = read_costs(
+        desc,
+        cost,
+        cost.and_then(|c| rels.get(&c)),
+        &store,
+        &role_terms,
+        &moves,
+        &mut warnings,
+    )?;
 
     // Provisional signals for the other dynamic atoms.
     let mut atom_signal: FxHashMap<(Sym, u32), u32> = FxHashMap::default();
@@ -626,9 +645,11 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
     let roles: Vec<Role> = role_terms
         .iter()
         .zip(&moves)
-        .map(|(&r, ms)| Role {
+        .zip(costs)
+        .map(|((&r, ms), costs)| Role {
             name: store.to_ground(r, &d.symbols),
             moves: ms.iter().map(|&m| store.to_ground(m, &d.symbols)).collect(),
+            costs,
         })
         .collect();
     for (r, role) in roles.iter().enumerate() {

@@ -613,6 +613,26 @@ impl Encoding {
         &self.current
     }
 
+    /// The state whose true fluents are `fluents` as an assignment of all `num_vars()`
+    /// variables (next-state variables false): the form ranked databases look states up in.
+    /// `None` if the fluents break a proven group (two fluents of an "at most one" group, or
+    /// none of an "exactly one" group): no reachable state does.
+    pub fn assignment(&self, fluents: impl IntoIterator<Item = usize>) -> Option<Vec<bool>> {
+        let fluents: Vec<usize> = fluents.into_iter().collect();
+        let mut a = vec![false; self.num_vars() as usize];
+        for (v, val) in self.encode(&fluents)? {
+            a[v as usize] = val;
+        }
+        Some(a)
+    }
+
+    /// The true fluents (ascending) of the state an assignment of the current-state
+    /// variables encodes; the inverse of [`Self::assignment`]. Panics if `assignment` is
+    /// shorter than `num_vars()`.
+    pub fn fluents_of(&self, assignment: &[bool]) -> Vec<usize> {
+        self.decode(assignment)
+    }
+
     /// All next-state variables (the odd ones).
     pub fn next_vars(&self) -> &VarSet {
         &self.next

@@ -48,7 +48,7 @@ pub struct SearchLimits {
 }
 
 /// Serialises a `BigUint` as a decimal string.
-mod big_string {
+pub(crate) mod big_string {
     use num_bigint::BigUint;
     use serde::{Deserialize, Deserializer, Serializer};
 
@@ -109,7 +109,7 @@ pub struct Reach<E: BddEngine> {
     pub layers: Vec<E::Bdd>,
 }
 
-enum Interrupt {
+pub(crate) enum Interrupt {
     Stop(StopReason),
 }
 
@@ -119,13 +119,13 @@ impl From<BddError> for Interrupt {
     }
 }
 
-struct Guard<'a> {
-    limits: &'a SearchLimits,
-    started: Instant,
+pub(crate) struct Guard<'a> {
+    pub(crate) limits: &'a SearchLimits,
+    pub(crate) started: Instant,
 }
 
 impl Guard<'_> {
-    fn check(&self) -> Result<(), Interrupt> {
+    pub(crate) fn check(&self) -> Result<(), Interrupt> {
         if self
             .limits
             .time_limit
@@ -144,7 +144,7 @@ impl Guard<'_> {
         Ok(())
     }
 
-    fn check_nodes(&self, n: usize) -> Result<(), Interrupt> {
+    pub(crate) fn check_nodes(&self, n: usize) -> Result<(), Interrupt> {
         if self.limits.max_nodes.is_some_and(|m| n > m) {
             return Err(Interrupt::Stop(StopReason::NodeLimit));
         }
@@ -153,7 +153,7 @@ impl Guard<'_> {
 }
 
 /// Image of `s`, which must contain no terminal state.
-fn image_guarded<E: BddEngine>(
+pub(crate) fn image_guarded<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     s: &E::Bdd,
     guard: &Guard,
@@ -194,7 +194,7 @@ pub fn reach<E: BddEngine>(
     keep_layers: bool,
     progress: impl FnMut(&ReachStats),
 ) -> Reach<E> {
-    reach_impl(g, limits, keep_layers, true, progress)
+    reach_impl(g, None, limits, keep_layers, true, progress)
 }
 
 /// [`reach`] for the counts only: the reached set is not kept (`reached` is the empty set and
@@ -205,7 +205,7 @@ pub fn reach_count<E: BddEngine>(
     limits: &SearchLimits,
     progress: impl FnMut(&ReachStats),
 ) -> ReachStats {
-    reach_impl(g, limits, false, false, progress).stats
+    reach_impl(g, None, limits, false, false, progress).stats
 }
 
 /// The state of a breadth-first search between layers.
@@ -294,8 +294,35 @@ fn next_layer<E: BddEngine>(
     Ok((new, new_expand))
 }
 
+/// The last layer of [`reach_until`]: `frontier` joins the reached states and nothing follows.
+fn goal_layer<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    bfs: &mut Bfs<E>,
+    keep_reached: bool,
+) -> Result<(E::Bdd, E::Bdd), Interrupt> {
+    let e = g.engine();
+    // When the union is kept, `reached` holds every earlier layer (see `next_layer`).
+    if keep_reached {
+        bfs.reached = e.or(&bfs.reached, &bfs.frontier)?;
+    }
+    Ok((e.constant(false), e.constant(false)))
+}
+
+/// [`reach`] that stops after the first layer containing a state of `goal` (that layer is the
+/// last one kept and counted): breadth-first search for a shortest path.
+pub fn reach_until<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    goal: &E::Bdd,
+    limits: &SearchLimits,
+    keep_layers: bool,
+    progress: impl FnMut(&ReachStats),
+) -> Reach<E> {
+    reach_impl(g, Some(goal), limits, keep_layers, true, progress)
+}
+
 fn reach_impl<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
+    goal: Option<&E::Bdd>,
     limits: &SearchLimits,
     keep_layers: bool,
     keep_reached: bool,
@@ -352,7 +379,21 @@ fn reach_impl<E: BddEngine>(
             break;
         }
         let terminal = &states - g.count(&bfs.expand);
-        match next_layer(g, &mut bfs, k, keep_reached, &guard) {
+        let hit = match goal.map(|t| e.and(&bfs.frontier, t)) {
+            None => false,
+            Some(Ok(h)) => !e.is_false(&h),
+            Some(Err(_)) => {
+                stats.stopped = Some(StopReason::OutOfMemory);
+                break;
+            }
+        };
+        let stepped = if hit {
+            // The goal layer is kept but not expanded.
+            goal_layer(g, &mut bfs, keep_reached)
+        } else {
+            next_layer(g, &mut bfs, k, keep_reached, &guard)
+        };
+        match stepped {
             Ok((new, new_expand)) => {
                 stats.states += &states;
                 stats.terminal += &terminal;
@@ -396,7 +437,7 @@ fn reach_impl<E: BddEngine>(
 }
 
 /// A shortest path found by [`shortest_path`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Path {
     /// The joint moves, one per step (`moves[k][r]` = move index of role `r` at step `k`).
     pub moves: Vec<JointMove>,
@@ -407,6 +448,12 @@ pub struct Path {
     pub forward_layers: usize,
     /// Backward layers computed.
     pub backward_layers: usize,
+    /// Sizes of the forward layers (terminal states counted, `seconds` since the start).
+    pub forward: Vec<LayerStats>,
+    /// Sizes of the backward layers, from the goal set.
+    pub backward: Vec<LayerStats>,
+    /// The largest number of BDD nodes held at once by the frontiers and the two visited sets.
+    pub peak_nodes: usize,
 }
 
 /// Bidirectional breadth-first search from the initial state to the state set `goal`.
@@ -467,10 +514,26 @@ fn bidir<E: BddEngine>(
         ),
         None => (g.clusters().to_vec(), g.partitions().to_vec()),
     };
+    let size = |layer: &E::Bdd| -> Result<LayerStats, Interrupt> {
+        let states = g.count(layer);
+        let terminal = &states - g.count(&g.and_not_terminal(layer)?);
+        Ok(LayerStats {
+            states,
+            terminal,
+            nodes: e.node_count(layer),
+            seconds: guard.started.elapsed().as_secs_f64(),
+        })
+    };
     let mut fwd = vec![g.init().clone()];
     let mut bwd = vec![goal.clone()];
     let mut seen_f = g.init().clone();
     let mut seen_b = goal.clone();
+    let mut forward = vec![size(g.init())?];
+    let mut backward = vec![size(goal)?];
+    let held = |a: &E::Bdd, b: &E::Bdd, c: &E::Bdd, d: &E::Bdd| {
+        e.node_count(a) + e.node_count(b) + e.node_count(c) + e.node_count(d)
+    };
+    let mut peak_nodes = held(g.init(), goal, &seen_f, &seen_b);
     // (forward index, backward index) of the meeting layers.
     let mut meet = if e.is_false(&e.and(g.init(), goal)?) {
         None
@@ -489,6 +552,8 @@ fn bidir<E: BddEngine>(
             let new = e.and_not(&img, &seen_f)?;
             guard.check_nodes(e.node_count(&new))?;
             seen_f = e.or(&seen_f, &new)?;
+            forward.push(size(&new)?);
+            peak_nodes = peak_nodes.max(held(&new, last_b, &seen_f, &seen_b));
             fwd.push(new.clone());
             if !e.is_false(&e.and(&new, &seen_b)?) {
                 meet = Some((fwd.len() - 1, first_meeting(e, &new, &bwd)?));
@@ -498,6 +563,8 @@ fn bidir<E: BddEngine>(
             let new = e.and_not(&pre, &seen_b)?;
             guard.check_nodes(e.node_count(&new))?;
             seen_b = e.or(&seen_b, &new)?;
+            backward.push(size(&new)?);
+            peak_nodes = peak_nodes.max(held(last_f, &new, &seen_f, &seen_b));
             bwd.push(new.clone());
             if !e.is_false(&e.and(&new, &seen_f)?) {
                 meet = Some((first_meeting(e, &new, &fwd)?, bwd.len() - 1));
@@ -534,6 +601,9 @@ fn bidir<E: BddEngine>(
         states,
         forward_layers: fwd.len(),
         backward_layers: bwd.len(),
+        forward,
+        backward,
+        peak_nodes,
     }))
 }
 
@@ -548,8 +618,9 @@ fn first_meeting<E: BddEngine>(e: &E, set: &E::Bdd, layers: &[E::Bdd]) -> Result
 }
 
 /// One step from the single state `s` to (`forward`) or from (`!forward`) a state of `layer`:
-/// the joint move and the other state.
-fn step_between<E: BddEngine>(
+/// the joint move and the other state. A predecessor is never terminal (terminal states have
+/// no successors, even where the relation allows a move).
+pub(crate) fn step_between<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     partitions: &[Partition<E>],
     s: &E::Bdd,
@@ -557,6 +628,13 @@ fn step_between<E: BddEngine>(
     forward: bool,
 ) -> Result<(JointMove, Vec<usize>), Interrupt> {
     let e = g.engine();
+    let sources;
+    let layer = if forward {
+        layer
+    } else {
+        sources = g.and_not_terminal(layer)?;
+        &sources
+    };
     for p in partitions {
         let other = if forward {
             p.image(e, s)?
