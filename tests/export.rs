@@ -127,7 +127,7 @@ fn check_game(name: &str, whole_set: bool) {
     assert_eq!(done.layers.len() > 1, layered, "{name}");
 
     // The solver's own answer, in memory.
-    let enc = Encoding::new(&g, Default::default());
+    let enc = Encoding::with_options(&g, &SymbolicOptions::default());
     let engine = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
     let sg = SymbolicGame::new(&engine, &g, enc, &SymbolicOptions::default()).unwrap();
     let solve_opts = SolveOptions {
@@ -146,7 +146,7 @@ fn check_game(name: &str, whole_set: bool) {
     let depth = depths(&r);
     assert_eq!(depth.len(), mm.memo.len(), "{name}: reachable states");
 
-    let db = GameDatabase::open(&out, g.clone(), Default::default()).unwrap();
+    let db = GameDatabase::open(&out, g.clone(), &Default::default()).unwrap();
     let single = db.metadata().kind == GameKind::SinglePlayer;
     let want = if layered {
         Layering::BfsDepth
@@ -233,7 +233,7 @@ fn optimal_play_reaches_the_initial_value() {
         let g = game(name);
         let out = dir(&format!("optimal-{name}")).join("db");
         export_to(&g, &out, &options(name));
-        let db = GameDatabase::open(&out, g, Default::default()).unwrap();
+        let db = GameDatabase::open(&out, g, &Default::default()).unwrap();
         assert_eq!(db.metadata().layers, layered);
         let mut s = db.play(&[]).unwrap();
         let start = db.value(&s).unwrap();
@@ -263,7 +263,7 @@ fn solution_directories_and_engines_give_the_same_file() {
     export_to(&g, &direct, &options("tictactoe"));
 
     let sol = d.join("solution");
-    let enc = Encoding::new(&g, Default::default());
+    let enc = Encoding::with_options(&g, &SymbolicOptions::default());
     let solve_opts = SolveOptions {
         out_dir: Some(sol.clone()),
         fingerprint: symgame_symbolic::fingerprint(&g, &enc),
@@ -384,7 +384,8 @@ fn truncated_and_bit_flipped_databases_are_refused() {
     let out = d.join("nim.db");
     export_to(&g, &out, &options("nim_1_2_3"));
     let bytes = std::fs::read(&out).unwrap();
-    let fp = symgame_gamedb::fingerprint(&g, &Encoding::new(&g, Default::default()));
+    let fp =
+        symgame_gamedb::fingerprint(&g, &Encoding::with_options(&g, &SymbolicOptions::default()));
     assert!(Database::from_bytes(bytes.clone(), Some(&fp)).is_ok());
     for len in 0..bytes.len() {
         let err = Database::from_bytes(bytes[..len].to_vec(), Some(&fp))
@@ -399,7 +400,7 @@ fn truncated_and_bit_flipped_databases_are_refused() {
     let damaged = d.join("damaged.db");
     for len in [0, 5, 80, bytes.len() / 2, bytes.len() - 1] {
         std::fs::write(&damaged, &bytes[..len]).unwrap();
-        let err = GameDatabase::open(&damaged, g.clone(), Default::default())
+        let err = GameDatabase::open(&damaged, g.clone(), &Default::default())
             .err()
             .unwrap_or_else(|| panic!("truncated to {len} bytes and accepted"));
         assert_eq!(
@@ -423,7 +424,7 @@ fn truncated_and_bit_flipped_databases_are_refused() {
     let at = bytes.len() - 200;
     b[at] ^= 0x10;
     std::fs::write(&damaged, &b).unwrap();
-    let err = GameDatabase::open(&damaged, g, Default::default())
+    let err = GameDatabase::open(&damaged, g, &Default::default())
         .err()
         .unwrap();
     assert!(
@@ -441,7 +442,7 @@ fn bad_states_and_moves_are_named() {
     let g = game("tictactoe");
     let out = dir("bad-input").join("tt.db");
     export_to(&g, &out, &options("tictactoe"));
-    let db = GameDatabase::open(&out, g, Default::default()).unwrap();
+    let db = GameDatabase::open(&out, g, &Default::default()).unwrap();
     let terms = |t: &str| GroundTerm::parse_sequence(t).unwrap();
     let err = db
         .state_of(&terms("(cell 1 1 x) (cell 4 4 x)"))

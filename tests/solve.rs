@@ -72,8 +72,11 @@ fn solution_files_round_trip_and_reject_damage() {
     let (code, out, err) = symgame(&["solve", "--out", d, "gdl/tictactoe.kif"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("solution written to"), "{out}");
-    // 29 fluents, two variables each (the encoding of tictactoe).
-    let per = load_solution(&dir, 58);
+    // The solver's encoding (compact: 19 bits for 29 fluents), two variables a bit.
+    let game = crate::ground_file(&root().join("gdl/tictactoe.kif"));
+    let enc = symgame_symbolic::Encoding::with_options(&game, &Default::default());
+    assert_eq!(enc.num_vars(), 38);
+    let per = load_solution(&dir, enc.num_vars());
     let mut counts: Vec<(Vec<u8>, u64)> = per.into_iter().filter(|x| x.1 > 0).collect();
     counts.sort();
     assert_eq!(

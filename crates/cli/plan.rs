@@ -10,8 +10,8 @@ use symgame_bdd::{Backend, EngineConfig};
 use symgame_explicit::{play_moves, Reasoner};
 use symgame_ground::{GroundGame, GroundTerm};
 use symgame_symbolic::{
-    parse_pattern, plan_with_backend, Algorithm, Direction, Encoding, PatternChoice, Plan,
-    PlanError, PlanOptions, PlanStats, SearchLimits, SymbolicOptions, AUTO_MAX_NODES,
+    parse_pattern, plan_with_backend, Algorithm, Direction, Encoding, EncodingKind, PatternChoice,
+    Plan, PlanError, PlanOptions, PlanStats, SearchLimits, SymbolicOptions, AUTO_MAX_NODES,
 };
 
 #[derive(clap::Args)]
@@ -34,6 +34,11 @@ pub struct Args {
     /// Without it the pattern is chosen automatically.
     #[arg(long, value_name = "SPEC")]
     pattern: Vec<String>,
+    /// State encoding: compact (proven mutex groups as binary numbers) or plain (a bit per
+    /// fluent). Patterns keep whole groups: tile patterns of a sliding puzzle need the plain
+    /// encoding, since the compact one groups its fluents by cell.
+    #[arg(long, default_value = "compact", value_parser = crate::reach::parse_encoding)]
+    encoding: EncodingKind,
     /// Node budget of the automatic pattern selection: BDD nodes per abstract set.
     #[arg(long, value_name = "N", default_value_t = AUTO_MAX_NODES)]
     pattern_nodes: usize,
@@ -154,7 +159,11 @@ pub fn run(a: Args) -> Result<(), Failure> {
         ),
         None => None,
     };
-    let encoding = Encoding::new(&game, SymbolicOptions::default().order);
+    let sym = SymbolicOptions {
+        encoding: a.encoding,
+        ..SymbolicOptions::default()
+    };
+    let encoding = Encoding::with_options(&game, &sym);
     let patterns = if a.pattern.is_empty() {
         PatternChoice::Auto {
             max_nodes: a.pattern_nodes,
@@ -186,28 +195,20 @@ pub fn run(a: Args) -> Result<(), Failure> {
         cancel: Some(cancel_flag()),
     };
     let show_progress = !a.json && std::io::stderr().is_terminal();
-    let outcome = plan_with_backend(
-        &game,
-        a.backend,
-        &config,
-        &SymbolicOptions::default(),
-        &opts,
-        &limits,
-        |s| {
-            if show_progress {
-                if let Some(l) = s.layers.last() {
-                    eprint!(
-                        "\rlayer g {:>5} h {:>5}: {:>16} states, {:>9} nodes ({:.1} s)   ",
-                        l.g,
-                        l.h.map_or("-".into(), |h| h.to_string()),
-                        l.states,
-                        l.nodes,
-                        l.seconds
-                    );
-                }
+    let outcome = plan_with_backend(&game, a.backend, &config, &sym, &opts, &limits, |s| {
+        if show_progress {
+            if let Some(l) = s.layers.last() {
+                eprint!(
+                    "\rlayer g {:>5} h {:>5}: {:>16} states, {:>9} nodes ({:.1} s)   ",
+                    l.g,
+                    l.h.map_or("-".into(), |h| h.to_string()),
+                    l.states,
+                    l.nodes,
+                    l.seconds
+                );
             }
-        },
-    )
+        }
+    })
     .map_err(|e| match e {
         PlanError::Symbolic(symgame_symbolic::SymbolicError::Bdd(_)) => {
             Failure::Limit(format!("{}: {e}", a.game.display()))

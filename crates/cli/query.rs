@@ -79,8 +79,7 @@ fn failure(e: Error) -> Failure {
 
 pub fn run(a: Args) -> Result<(), Failure> {
     let (_, game) = load_game(&a.game, None)?;
-    let db =
-        GameDatabase::open(&a.file, game, SymbolicOptions::default().order).map_err(failure)?;
+    let db = GameDatabase::open(&a.file, game, &SymbolicOptions::default()).map_err(failure)?;
     let state = if let Some(text) = &a.state {
         let terms = GroundTerm::parse_sequence(text)
             .map_err(|e| Failure::Input(format!("--state: {e}")))?;

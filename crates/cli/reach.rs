@@ -54,7 +54,7 @@ pub struct Args {
     json: bool,
 }
 
-fn parse_encoding(s: &str) -> Result<EncodingKind, String> {
+pub(crate) fn parse_encoding(s: &str) -> Result<EncodingKind, String> {
     match s {
         "compact" => Ok(EncodingKind::Compact),
         "plain" => Ok(EncodingKind::Plain),

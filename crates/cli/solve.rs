@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 use symgame_bdd::{Backend, EngineConfig};
 use symgame_symbolic::{
-    fingerprint, solve_with_backend, Encoding, GameKind, LayeredMode, SearchLimits, SolveError,
+    fingerprint, solve_encoded, Encoding, GameKind, LayeredMode, SearchLimits, SolveError,
     SolveOptions, SolveStats, SymbolicOptions,
 };
 
@@ -72,12 +72,13 @@ pub fn run(a: Args) -> Result<(), Failure> {
         ..EngineConfig::default()
     };
     let sym = SymbolicOptions::default();
+    let encoding = Encoding::with_options(&game, &sym);
     let opts = SolveOptions {
         layered: a.layered,
         keep_classes: false,
         out_dir: a.out.clone(),
         spill_dir: None,
-        fingerprint: fingerprint(&game, &Encoding::new(&game, sym.order)),
+        fingerprint: fingerprint(&game, &encoding),
         limits: SearchLimits {
             max_nodes: a.node_limit,
             time_limit: a.time_limit.map(Duration::from_secs_f64),
@@ -85,7 +86,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         },
     };
     let show_progress = !a.json && std::io::stderr().is_terminal();
-    let result = solve_with_backend(&game, a.backend, &config, &sym, &opts, |s| {
+    let result = solve_encoded(&game, encoding, a.backend, &config, &sym, &opts, |s| {
         if show_progress {
             if let Some(l) = s.layers.last() {
                 eprint!(

@@ -176,7 +176,7 @@ impl EngineJob<Result<Symbolic, Failure>> for Job<'_> {
         let started = Instant::now();
         let input = |m: String| Failure::Input(format!("{}: {m}", a.game.display()));
         let sym = SymbolicOptions::default();
-        let enc = Encoding::new(game, sym.order);
+        let enc = Encoding::with_options(game, &sym);
         let print = fingerprint(game, &enc);
         let g = SymbolicGame::new(&e, game, enc, &sym).map_err(|x| input(x.to_string()))?;
         let limits = SearchLimits {

@@ -112,12 +112,12 @@ fn benches(c: &mut Criterion) {
     let (per_layer, whole) = build();
     let game = symgame_ground::load(&game_path(), &Default::default()).unwrap();
     let t = Instant::now();
-    let db = GameDatabase::open(&per_layer, game.clone(), Default::default()).unwrap();
+    let db = GameDatabase::open(&per_layer, game.clone(), &Default::default()).unwrap();
     println!(
         "open (validate every checksum, node table and value) {:.3}s",
         t.elapsed().as_secs_f64()
     );
-    let whole = GameDatabase::open(&whole, game, Default::default()).unwrap();
+    let whole = GameDatabase::open(&whole, game, &Default::default()).unwrap();
     // States spread over the whole file, with their layer's position in the file.
     let n = db.database().len();
     let sample: Vec<_> = (0..SAMPLE)

@@ -109,7 +109,7 @@ pub fn export(
     opts: &ExportOptions,
     progress: impl FnMut(&SolveStats),
 ) -> Result<Exported> {
-    let enc = Encoding::new(game, opts.symbolic.order);
+    let enc = Encoding::with_options(game, &opts.symbolic);
     let n = enc.num_vars();
     opts.backend.run(
         n,

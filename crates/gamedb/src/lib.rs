@@ -27,7 +27,7 @@
 //! let out = Path::new("tictactoe.db");
 //! let opts = ExportOptions { game_name: "tictactoe.kif".into(), ..Default::default() };
 //! export(&game, out, &opts, |_| {})?;
-//! let db = GameDatabase::open(out, game, Default::default())?;
+//! let db = GameDatabase::open(out, game, &Default::default())?;
 //! let state = db.play(&GroundTerm::parse_sequence("(mark 2 2) (mark 1 2)")?)?;
 //! let answer = db.answer(&state)?;
 //! println!("rewards {:?}, {} optimal moves", answer.value.rewards, answer.optimal().count());

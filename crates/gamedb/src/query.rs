@@ -8,7 +8,7 @@ use serde::Serialize;
 use symgame_db::{Database, Hit};
 use symgame_explicit::{play_moves, MoveId, Reasoner, State};
 use symgame_ground::{GroundGame, GroundTerm};
-use symgame_symbolic::{Encoding, Order};
+use symgame_symbolic::{Encoding, SymbolicOptions};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::{fingerprint, Metadata};
@@ -77,14 +77,15 @@ pub struct GameDatabase {
 }
 
 impl GameDatabase {
-    /// Open the database at `path` for `game` with variables in `order` (the order the export
-    /// used; `Order::default()` for the CLI's files). The whole file is validated.
+    /// Open the database at `path` for `game` with the encoding `sym` asks for (the encoding
+    /// kind and variable order the export used; `SymbolicOptions::default()` for the CLI's
+    /// files). The whole file is validated.
     ///
     /// Errors: [`ErrorKind::FingerprintMismatch`] if the file was made for another game or
     /// order; [`ErrorKind::Database`] with the reader's kind (foreign, truncated, checksum,
     /// ...); [`ErrorKind::Metadata`] if the metadata is not a game database's.
-    pub fn open(path: &Path, game: GroundGame, order: Order) -> Result<GameDatabase> {
-        let encoding = Encoding::new(&game, order);
+    pub fn open(path: &Path, game: GroundGame, sym: &SymbolicOptions) -> Result<GameDatabase> {
+        let encoding = Encoding::with_options(&game, sym);
         let fp = fingerprint(&game, &encoding);
         let db = Database::open(path, Some(&fp)).map_err(|e| match e.kind() {
             symgame_db::ErrorKind::FingerprintMismatch => {

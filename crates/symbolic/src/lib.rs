@@ -74,8 +74,9 @@ pub use search::{
     ReachStats, SearchLimits, StopReason,
 };
 pub use solve::{
-    preference, security_values, solve, solve_with_backend, GameKind, LayeredMode, MoverCounts,
-    SolveError, SolveLayerStats, SolveOptions, SolveStats, Solved, SolvedLayer, ValueClass,
+    preference, security_values, solve, solve_encoded, solve_with_backend, GameKind, LayeredMode,
+    MoverCounts, SolveError, SolveLayerStats, SolveOptions, SolveStats, Solved, SolvedLayer,
+    ValueClass,
 };
 
 use symgame_bdd::{Backend, BddEngine, EngineConfig, EngineJob};

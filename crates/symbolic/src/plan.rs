@@ -1511,7 +1511,7 @@ pub fn plan_with_backend(
         goals: true,
         ..opts.clone()
     };
-    let encoding = Encoding::new(game, opts.order);
+    let encoding = Encoding::with_options(game, &opts);
     let n = encoding.num_vars();
     backend.run(
         n,

@@ -1276,7 +1276,8 @@ impl Drop for Spill {
     }
 }
 
-/// [`solve`] on the engine `backend`: compiles `game` and solves it.
+/// [`solve`] on the engine `backend`: compiles `game` with the encoding `sym` asks for
+/// ([`crate::Encoding::with_options`]) and solves it.
 pub fn solve_with_backend(
     game: &GroundGame,
     backend: symgame_bdd::Backend,
@@ -1285,26 +1286,42 @@ pub fn solve_with_backend(
     opts: &SolveOptions,
     progress: impl FnMut(&SolveStats),
 ) -> Result<SolveStats, SolveError> {
+    let enc = crate::Encoding::with_options(game, sym);
+    solve_encoded(game, enc, backend, config, sym, opts, progress)
+}
+
+/// [`solve_with_backend`] with an encoding built by the caller (who may need it too, e.g. for
+/// the fingerprint of the solution files, and so builds it once).
+pub fn solve_encoded(
+    game: &GroundGame,
+    enc: crate::Encoding,
+    backend: symgame_bdd::Backend,
+    config: &symgame_bdd::EngineConfig,
+    sym: &crate::SymbolicOptions,
+    opts: &SolveOptions,
+    progress: impl FnMut(&SolveStats),
+) -> Result<SolveStats, SolveError> {
     struct Job<'a, F> {
         game: &'a GroundGame,
+        enc: crate::Encoding,
         sym: &'a crate::SymbolicOptions,
         opts: &'a SolveOptions,
         progress: F,
     }
     impl<F: FnMut(&SolveStats)> symgame_bdd::EngineJob<Result<SolveStats, SolveError>> for Job<'_, F> {
         fn run<E: BddEngine>(self, engine: E) -> Result<SolveStats, SolveError> {
-            let enc = crate::Encoding::new(self.game, self.sym.order);
-            let g = SymbolicGame::new(&engine, self.game, enc, self.sym)?;
+            let g = SymbolicGame::new(&engine, self.game, self.enc, self.sym)?;
             Ok(solve(&g, self.opts, self.progress)?.stats)
         }
     }
-    let n = crate::Encoding::new(game, sym.order).num_vars();
+    let n = enc.num_vars();
     backend
         .run(
             n,
             config,
             Job {
                 game,
+                enc,
                 sym,
                 opts,
                 progress,

@@ -11,8 +11,8 @@ use symgame_explicit::{Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
     build_heuristic, goal_states, parse_pattern, pattern_order, plan_with_backend, Algorithm,
-    Costs, Encoding, Order, PatternChoice, PlanOptions, SearchLimits, StopReason, SymbolicGame,
-    SymbolicOptions,
+    Costs, Encoding, EncodingKind, Order, PatternChoice, PlanOptions, SearchLimits, StopReason,
+    SymbolicGame, SymbolicOptions,
 };
 
 fn root() -> PathBuf {
@@ -116,6 +116,15 @@ fn plan_and_replay(
     patterns: PatternChoice,
     backend: Backend,
 ) -> (usize, u64) {
+    // Given patterns are groups of the plain encoding (tile patterns: the compact encoding
+    // groups the 8-puzzle by cell, so a tile's positions span every group).
+    let sym = SymbolicOptions {
+        encoding: match patterns {
+            PatternChoice::Given(_) => EncodingKind::Plain,
+            PatternChoice::Auto { .. } => EncodingKind::Compact,
+        },
+        ..SymbolicOptions::default()
+    };
     let opts = PlanOptions {
         algorithm,
         patterns,
@@ -125,7 +134,7 @@ fn plan_and_replay(
         game,
         backend,
         &EngineConfig::small(),
-        &SymbolicOptions::default(),
+        &sym,
         &opts,
         &limits(),
         |_| {},

@@ -10,7 +10,8 @@ use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig, OxiddEngine};
 use symgame_explicit::{Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    preference, solve, Encoding, GameKind, LayeredMode, SolveOptions, SymbolicGame, SymbolicOptions,
+    preference, solve, Encoding, EncodingKind, GameKind, LayeredMode, SolveOptions, SymbolicGame,
+    SymbolicOptions,
 };
 
 fn root() -> PathBuf {
@@ -105,14 +106,15 @@ fn check_all_states<E: BddEngine>(
     game: &GroundGame,
     explicit: &HashMap<State, (Vec<u8>, u32)>,
     mode: LayeredMode,
+    encoding: EncodingKind,
 ) -> (Vec<(Vec<u8>, BigUint)>, bool) {
-    let engine = E::new(
-        Encoding::new(game, Default::default()).num_vars(),
-        &EngineConfig::small(),
-    )
-    .unwrap();
-    let enc = Encoding::new(game, Default::default());
-    let g = SymbolicGame::new(&engine, game, enc, &SymbolicOptions::default()).unwrap();
+    let sym = SymbolicOptions {
+        encoding,
+        ..Default::default()
+    };
+    let enc = Encoding::with_options(game, &sym);
+    let engine = E::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+    let g = SymbolicGame::new(&engine, game, enc, &sym).unwrap();
     let solved = solve(&g, &options(mode), |_| {}).unwrap();
     let st = &solved.stats;
     assert_eq!(st.stopped, None, "{name}");
@@ -187,13 +189,17 @@ fn every_state_of_the_small_games_matches_explicit_minimax() {
             ex.lines["solved_initial"], init_text,
             "{name}: oracle vs minimax"
         );
-        for mode in [LayeredMode::Auto, LayeredMode::Never] {
+        for (mode, encoding) in [
+            (LayeredMode::Auto, EncodingKind::Compact),
+            (LayeredMode::Never, EncodingKind::Compact),
+            (LayeredMode::Auto, EncodingKind::Plain),
+        ] {
             let (counts, layered) =
-                check_all_states::<BiodivineEngine>(name, &game, &mm.memo, mode);
+                check_all_states::<BiodivineEngine>(name, &game, &mm.memo, mode, encoding);
             assert_eq!(
                 sorted(counts),
                 want,
-                "{name} {mode:?}: oracle outcome counts"
+                "{name} {mode:?} {encoding:?}: oracle outcome counts"
             );
             if layered {
                 layered_games.push(name);
@@ -201,8 +207,13 @@ fn every_state_of_the_small_games_matches_explicit_minimax() {
         }
         // Oxidd on the 8-puzzle (relations kept as conjunct lists) is too slow for CI.
         if name != "eight_puzzle_easy" {
-            let (counts, _) =
-                check_all_states::<OxiddEngine>(name, &game, &mm.memo, LayeredMode::Auto);
+            let (counts, _) = check_all_states::<OxiddEngine>(
+                name,
+                &game,
+                &mm.memo,
+                LayeredMode::Auto,
+                EncodingKind::Compact,
+            );
             assert_eq!(sorted(counts), want, "{name} on oxidd");
         }
         eprintln!("{name}: {:.2} s", t0.elapsed().as_secs_f64());
@@ -222,7 +233,7 @@ fn solve_game<'e, E: BddEngine>(
     game: &GroundGame,
     opts: &SolveOptions,
 ) -> (SymbolicGame<'e, E>, symgame_symbolic::Solved<E>) {
-    let enc = Encoding::new(game, Default::default());
+    let enc = Encoding::with_options(game, &SymbolicOptions::default());
     let g = SymbolicGame::new(engine, game, enc, &SymbolicOptions::default()).unwrap();
     let s = solve(&g, opts, |_| {}).unwrap();
     (g, s)
@@ -230,7 +241,7 @@ fn solve_game<'e, E: BddEngine>(
 
 fn engine(game: &GroundGame) -> BiodivineEngine {
     BiodivineEngine::new(
-        Encoding::new(game, Default::default()).num_vars(),
+        Encoding::with_options(game, &SymbolicOptions::default()).num_vars(),
         &EngineConfig::small(),
     )
     .unwrap()
@@ -360,7 +371,7 @@ fn security_values_match_explicit_maxmin() {
         let game = load(&root().join("gdl").join(format!("{name}.kif")));
         let r = Reasoner::new(&game);
         let e = engine(&game);
-        let enc = Encoding::new(&game, Default::default());
+        let enc = Encoding::with_options(&game, &SymbolicOptions::default());
         let g = SymbolicGame::new(&e, &game, enc, &SymbolicOptions::default()).unwrap();
         let reached = symgame_symbolic::reach(&g, &Default::default(), false, |_| {}).reached;
         for role in 0..game.roles.len() {
@@ -399,7 +410,7 @@ fn connect_four_5x4_draw_and_6x4_second_player_win() {
     for (name, value, states) in boards {
         let game = load(&root().join("gdl").join(format!("{name}.kif")));
         let e = BiodivineEngine::new(
-            Encoding::new(&game, Default::default()).num_vars(),
+            Encoding::with_options(&game, &SymbolicOptions::default()).num_vars(),
             &EngineConfig::default(),
         )
         .unwrap();
@@ -419,7 +430,7 @@ fn connect_four_5x4_draw_and_6x4_second_player_win() {
 fn goal_formulas_equal_their_bdds_and_stay_split() {
     let game = load(&root().join("gdl/connect4_4x4.kif"));
     let e = engine(&game);
-    let enc = Encoding::new(&game, Default::default());
+    let enc = Encoding::with_options(&game, &SymbolicOptions::default());
     let g = SymbolicGame::new(&e, &game, enc, &SymbolicOptions::default()).unwrap();
     let reached = symgame_symbolic::reach(&g, &Default::default(), false, |_| {}).reached;
     let terminal = e.and(&reached, &g.terminal().unwrap()).unwrap();
@@ -439,11 +450,11 @@ fn goal_formulas_equal_their_bdds_and_stay_split() {
     }
     let game = load(&root().join("gdl/connect4_6x5.kif"));
     let e = BiodivineEngine::new(
-        Encoding::new(&game, Default::default()).num_vars(),
+        Encoding::with_options(&game, &SymbolicOptions::default()).num_vars(),
         &EngineConfig::small(),
     )
     .unwrap();
-    let enc = Encoding::new(&game, Default::default());
+    let enc = Encoding::with_options(&game, &SymbolicOptions::default());
     let g = SymbolicGame::new(&e, &game, enc, &SymbolicOptions::default()).unwrap();
     for gs in g.goal_formulas() {
         let (_, draw) = gs.iter().find(|(v, _)| *v == 50).unwrap();
