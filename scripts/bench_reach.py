@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Whole-run benchmark harness for `symgame reach`: runs named configurations, each in its own
-process with a wall-clock limit, keeps each JSON report (per-layer states, terminal states, BDD
-nodes and seconds; wall and CPU time; peak memory = VmHWM), and writes a Markdown summary with
-the machine noted (CPU model, cores, load average before and after each run).
+"""Whole-run benchmark harness for `symgame reach` and `symgame solve`: runs named
+configurations, each in its own process with a wall-clock limit, keeps each JSON report
+(per-layer states, BDD nodes and seconds; wall and CPU time; peak memory = VmHWM), and writes a
+Markdown summary with the machine noted (CPU model, cores, load average before and after each
+run).
 
 usage: scripts/bench_reach.py [--bin target/release/symgame] [--out-dir docs/bench]
                               [--summary docs/bench/README.md] SUITE [RUN ...]
 
-Suites: `c4` (Connect Four 6x5 on both engines and both encodings, 7x6 for 30 minutes) and
-`encoding` (what the compact encoding and the orders buy on smaller games). RUN names pick runs
+Suites: `c4` (Connect Four 6x5 on both engines and both encodings, 7x6 for 30 minutes),
+`encoding` (what the compact encoding and the orders buy on smaller games) and `solve` (strong
+solving of Connect Four 5x4, 6x4, 5x5 and 6x5; the hand-written C solver's 85 s for 5x5 on this
+machine is the reference). RUN names pick runs
 of the suite (default: all). A run that hits its limit is kept with its finished layers.
 """
 import argparse
@@ -41,6 +44,12 @@ SUITES = {
          ["--backend", "oxidd", "--threads", "1", "--cluster-nodes", str(c),
           "--terminal-cluster-nodes", str(t)], 300)
         for c, t in [(0, 0), (0, 5000), (50000, 0), (50000, 5000)]
+    ],
+    "solve": [
+        (f"solve_{game}_{backend}", f"gdl/{game}.kif", ["--backend", backend], seconds, "solve")
+        for game, seconds in [("connect4_5x4", 600), ("connect4_6x4", 1800),
+                              ("connect4_5x5", 3600), ("connect4_6x5", 7200)]
+        for backend in ["biodivine"]
     ],
 }
 
@@ -77,13 +86,13 @@ def write_atomically(path, text):
     os.replace(tmp, path)
 
 
-def run(binary, name, game, flags, seconds, out_dir):
+def run(binary, name, game, flags, seconds, out_dir, command="reach"):
     load_before = load()
     started = time.monotonic()
     # symgame stops itself a little before the harness would kill it, keeping its layers.
     if "--time-limit" not in flags:
         flags = [*flags, "--time-limit", str(max(seconds - 30, 1))]
-    cmd = [binary, "reach", "--json", *flags, game]
+    cmd = [binary, command, "--json", *flags, game]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds)
         code, out, err = p.returncode, p.stdout, p.stderr.strip()
@@ -101,6 +110,13 @@ def run(binary, name, game, flags, seconds, out_dir):
 
 
 def layer_table(r):
+    if r.get("command", "").split()[1:2] == ["solve"]:
+        lines = ["| depth | states | terminal | BDD nodes of the classes | seconds |",
+                 "|---:|---:|---:|---:|---:|"]
+        for l in r.get("layers", []):
+            lines.append(f"| {l['depth']} | {int(l['states']):,} | {int(l['terminal']):,} | "
+                         f"{l['nodes']:,} | {l['seconds']:.2f} |")
+        return "\n".join(lines)
     lines = ["| layer | states | terminal | BDD nodes | seconds |", "|---:|---:|---:|---:|---:|"]
     for k, l in enumerate(r.get("layers", [])):
         lines.append(f"| {k} | {int(l['states']):,} | {int(l['terminal']):,} | {l['nodes']:,} | "
@@ -109,7 +125,7 @@ def layer_table(r):
 
 
 def summary(reports, mach):
-    out = ["# `symgame reach` benchmarks", "",
+    out = ["# `symgame` whole-run benchmarks", "",
            f"Machine: {mach}; shared with other jobs, so the load average (runnable processes, "
            "2 cores) is given per run: CPU time is the steadier figure. Produced by "
            "`scripts/bench_reach.py`.", "",
@@ -139,10 +155,10 @@ def main():
     os.makedirs(a.out_dir, exist_ok=True)
     mach = machine()
     reports = []
-    for name, game, flags, seconds in SUITES[a.suite]:
+    for name, game, flags, seconds, *command in SUITES[a.suite]:
         if a.runs and name not in a.runs:
             continue
-        r = run(a.bin, name, game, flags, seconds, a.out_dir)
+        r = run(a.bin, name, game, flags, seconds, a.out_dir, *command)
         reports.append(r)
         print(f"{name:40} exit {r['exit']} states {r.get('states', '?')} layers "
               f"{len(r.get('layers', []))} wall {r['harness_wall_seconds']:.1f} s cpu "

@@ -1,5 +1,6 @@
 //! `symgame solve`: strong solving by retrograde analysis.
 
+use crate::reach::{cpu_seconds, peak_memory_bytes};
 use crate::{cancel_flag, load_game, print_json, Failure};
 use serde::Serialize;
 use std::io::IsTerminal;
@@ -53,6 +54,14 @@ struct Report<'a> {
     game: String,
     backend: String,
     out: Option<String>,
+    /// State bits of the encoding (two BDD variables each).
+    bits: u32,
+    /// Wall-clock seconds of the whole command (grounding, encoding, solving, writing).
+    wall_seconds: f64,
+    /// CPU seconds of the process (user + system, all threads).
+    cpu_seconds: Option<f64>,
+    /// Peak resident memory in bytes (VmHWM).
+    peak_memory_bytes: Option<u64>,
     #[serde(flatten)]
     stats: &'a SolveStats,
 }
@@ -66,6 +75,7 @@ fn label(o: &[u8]) -> String {
 }
 
 pub fn run(a: Args) -> Result<(), Failure> {
+    let started = std::time::Instant::now();
     let (_, game) = load_game(&a.game, None)?;
     let config = EngineConfig {
         threads: a.threads,
@@ -73,6 +83,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     };
     let sym = SymbolicOptions::default();
     let encoding = Encoding::with_options(&game, &sym);
+    let bits = encoding.num_bits();
     let opts = SolveOptions {
         layered: a.layered,
         keep_classes: false,
@@ -117,10 +128,21 @@ pub fn run(a: Args) -> Result<(), Failure> {
             game: a.game.display().to_string(),
             backend: a.backend.to_string(),
             out: a.out.as_ref().map(|p| p.display().to_string()),
+            bits,
+            wall_seconds: started.elapsed().as_secs_f64(),
+            cpu_seconds: cpu_seconds(),
+            peak_memory_bytes: peak_memory_bytes(),
             stats: &stats,
         })?;
     } else {
         print_text(&a, &stats);
+        let mem =
+            peak_memory_bytes().map_or("?".to_string(), |b| format!("{:.2} GB", b as f64 / 1e9));
+        let cpu = cpu_seconds().map_or("?".to_string(), |c| format!("{c:.1} s"));
+        println!(
+            "{bits} state bits; wall {:.2} s, CPU {cpu}, peak memory {mem}",
+            started.elapsed().as_secs_f64()
+        );
     }
     match stats.stopped {
         None => Ok(()),
