@@ -16,6 +16,7 @@
 
 mod circuit;
 mod datalog;
+mod demand;
 mod ground;
 mod terms;
 
