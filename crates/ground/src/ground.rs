@@ -13,7 +13,7 @@
 use crate::circuit::{Block, Circuit, Gate, Lit};
 use crate::datalog::{instantiate, Abort, CRule, Evaluator, Pattern, Relation, Sink};
 use crate::demand;
-use crate::terms::{ChainHeads, FxHashMap, GroundTerm, TermId, TermStore};
+use crate::terms::{FxHashMap, GroundTerm, TermId, TermStore};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -57,7 +57,7 @@ pub struct GroundStats {
     pub static_tuples: usize,
     /// Ground atoms of dynamic relations in the relaxed fixpoint.
     pub dynamic_atoms: usize,
-    /// Distinct ground rules found (before simplification).
+    /// Ground rules found (before simplification).
     pub ground_rules: usize,
     /// Gates after simplification.
     pub gates: usize,
@@ -143,16 +143,15 @@ enum RawLit {
     Neg(Sym, u32),
 }
 
-/// The distinct ground rules found by the relaxed fixpoint, in one flat arena (no allocation
-/// per rule), in the order they were found.
+/// The ground rules found by the relaxed fixpoint, in one flat arena (no allocation per rule),
+/// in the order they were found. The same rule can occur twice (found through two source
+/// rules, or through two witnesses of a folded static literal): rare, and the simplifier
+/// merges repeated bodies anyway.
 struct GroundRules {
     heads: Vec<(Sym, u32)>,
     /// The body of rule `i` is `lits[start[i]..start[i + 1]]`.
     start: Vec<u32>,
     lits: Vec<RawLit>,
-    /// Rule hash -> the last rule with that hash; `chain[i]` is the previous one.
-    by_hash: ChainHeads,
-    chain: Vec<u32>,
 }
 
 impl GroundRules {
@@ -161,8 +160,6 @@ impl GroundRules {
             heads: Vec::new(),
             start: vec![0],
             lits: Vec::new(),
-            by_hash: ChainHeads::default(),
-            chain: Vec::new(),
         }
     }
 
@@ -174,26 +171,11 @@ impl GroundRules {
         &self.lits[self.start[i] as usize..self.start[i + 1] as usize]
     }
 
-    /// Adds the rule `head <= body` (body sorted and without repeats) unless present; returns
-    /// whether it is new.
-    fn insert(&mut self, head: (Sym, u32), body: &[RawLit]) -> bool {
-        use std::hash::BuildHasher;
-        let h = std::hash::BuildHasherDefault::<crate::terms::FxHasher>::default()
-            .hash_one((head, body));
-        let mut i = self.by_hash.get(h).unwrap_or(u32::MAX);
-        while i != u32::MAX {
-            if self.heads[i as usize] == head && self.body(i as usize) == body {
-                return false;
-            }
-            i = self.chain[i as usize];
-        }
-        let n = self.heads.len() as u32;
-        let prev = self.by_hash.insert(h, n).unwrap_or(u32::MAX);
-        self.chain.push(prev);
+    /// Adds the rule `head <= body`.
+    fn push(&mut self, head: (Sym, u32), body: &[RawLit]) {
         self.heads.push(head);
         self.lits.extend_from_slice(body);
         self.start.push(self.lits.len() as u32);
-        true
     }
 }
 
@@ -562,14 +544,19 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
         .collect();
     let num_inputs = 1 + nf + moves.iter().map(|m| m.len() as u32).sum::<u32>();
 
-    // Provisional signals for the other dynamic atoms.
-    let mut atom_signal: FxHashMap<(Sym, u32), u32> = FxHashMap::default();
+    // Provisional signals for the other dynamic atoms: per relation (by symbol number), per
+    // tuple, `u32::MAX` when the atom heads no ground rule.
+    let mut atom_signal: Vec<Vec<u32>> = vec![Vec::new(); next_sym as usize];
     let mut atoms: Vec<(Sym, u32)> = Vec::new();
-    for &head in &instances.heads {
-        atom_signal.entry(head).or_insert_with(|| {
-            atoms.push(head);
-            num_inputs + atoms.len() as u32 - 1
-        });
+    for &(p, i) in &instances.heads {
+        let sigs = &mut atom_signal[p.0 as usize];
+        if sigs.is_empty() {
+            sigs.resize(rels[&p].len() as usize, u32::MAX);
+        }
+        if sigs[i as usize] == u32::MAX {
+            sigs[i as usize] = num_inputs + atoms.len() as u32;
+            atoms.push((p, i));
+        }
     }
     let signal_of = |p: Sym, i: u32| -> Lit {
         if p == kw.true_ {
@@ -580,15 +567,15 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
                 None => Lit::FALSE,
             }
         } else {
-            match atom_signal.get(&(p, i)) {
-                Some(&s) => Lit::new(s, false),
-                None => Lit::FALSE,
+            match atom_signal[p.0 as usize].get(i as usize) {
+                Some(&s) if s != u32::MAX => Lit::new(s, false),
+                _ => Lit::FALSE,
             }
         }
     };
     let mut defs: Vec<Vec<Vec<Lit>>> = vec![Vec::new(); atoms.len()];
-    for (k, head) in instances.heads.iter().enumerate() {
-        let a = (atom_signal[head] - num_inputs) as usize;
+    for (k, &(p, i)) in instances.heads.iter().enumerate() {
+        let a = (atom_signal[p.0 as usize][i as usize] - num_inputs) as usize;
         let lits = instances.body(k);
         let mut body = Vec::with_capacity(lits.len());
         for l in lits {
@@ -1420,7 +1407,8 @@ impl Sink for Recorder<'_> {
         }
         self.body.sort_unstable();
         self.body.dedup();
-        if self.rules.insert((rule.head_pred, hi), &self.body) && !self.budget.take() {
+        self.rules.push((rule.head_pred, hi), &self.body);
+        if !self.budget.take() {
             return false;
         }
         true
@@ -1474,31 +1462,32 @@ impl Simplifier {
                     continue;
                 }
                 let me = Lit::new(self.base + a as u32, false);
-                let old = std::mem::take(&mut self.defs[a]);
-                let mut new: Vec<Vec<Lit>> = Vec::with_capacity(old.len());
+                // rewritten in place: no allocation per body
+                let mut new = std::mem::take(&mut self.defs[a]);
                 let mut always = false;
-                'inst: for inst in old {
-                    let mut lits = Vec::with_capacity(inst.len());
-                    for l in inst {
-                        let l = self.resolve(l);
+                new.retain_mut(|lits| {
+                    let mut j = 0;
+                    for k in 0..lits.len() {
+                        let l = self.resolve(lits[k]);
                         match l.as_const() {
                             Some(true) => {}
-                            Some(false) => continue 'inst,
-                            None if l == me => continue 'inst, // useless for a least fixpoint
-                            None => lits.push(l),
+                            Some(false) => return false,
+                            None if l == me => return false, // useless for a least fixpoint
+                            None => {
+                                lits[j] = l;
+                                j += 1;
+                            }
                         }
                     }
+                    lits.truncate(j);
                     lits.sort_unstable();
                     lits.dedup();
                     if lits.windows(2).any(|w| w[0] == !w[1]) {
-                        continue;
+                        return false;
                     }
-                    if lits.is_empty() {
-                        always = true;
-                        break;
-                    }
-                    new.push(lits);
-                }
+                    always |= lits.is_empty();
+                    true
+                });
                 if always {
                     self.subst[a] = Lit::TRUE;
                     changed = true;
@@ -1552,6 +1541,30 @@ impl Simplifier {
                 stack.extend(inst.iter().filter_map(|&l| self.atom(l)));
             }
         }
+        // Successor atoms of each live atom, once, in one flat array.
+        let mut succ_start = vec![0u32; n + 1];
+        let mut succ_list: Vec<u32> = Vec::new();
+        for a in 0..n {
+            if live[a] {
+                let from = succ_list.len();
+                for l in self.defs[a].iter().flatten() {
+                    if l.signal() >= self.base {
+                        succ_list.push(l.signal() - self.base);
+                    }
+                }
+                succ_list[from..].sort_unstable();
+                let mut k = from;
+                for j in from..succ_list.len() {
+                    if j == from || succ_list[j] != succ_list[k - 1] {
+                        succ_list[k] = succ_list[j];
+                        k += 1;
+                    }
+                }
+                succ_list.truncate(k);
+            }
+            succ_start[a + 1] = succ_list.len() as u32;
+        }
+        let succ = |a: usize| &succ_list[succ_start[a] as usize..succ_start[a + 1] as usize];
         // Strongly connected components (iterative Tarjan); emitted dependencies first.
         let mut index = vec![u32::MAX; n];
         let mut low = vec![0u32; n];
@@ -1559,31 +1572,21 @@ impl Simplifier {
         let mut stack = Vec::new();
         let mut sccs: Vec<Vec<usize>> = Vec::new();
         let mut next_index = 0u32;
-        let succ = |defs: &Vec<Vec<Vec<Lit>>>, a: usize| -> Vec<usize> {
-            let mut v: Vec<usize> = defs[a]
-                .iter()
-                .flatten()
-                .filter(|l| l.signal() >= self.base)
-                .map(|l| (l.signal() - self.base) as usize)
-                .collect();
-            v.sort_unstable();
-            v.dedup();
-            v
-        };
         for root in 0..n {
             if !live[root] || index[root] != u32::MAX {
                 continue;
             }
-            let mut work: Vec<(usize, Vec<usize>, usize)> = vec![(root, succ(&self.defs, root), 0)];
+            let mut work: Vec<(usize, usize)> = vec![(root, 0)];
             index[root] = next_index;
             low[root] = next_index;
             next_index += 1;
             stack.push(root);
             on_stack[root] = true;
-            while let Some((v, ss, pos)) = work.last_mut() {
+            while let Some((v, pos)) = work.last_mut() {
                 let v = *v;
+                let ss = succ(v);
                 if *pos < ss.len() {
-                    let w = ss[*pos];
+                    let w = ss[*pos] as usize;
                     *pos += 1;
                     if index[w] == u32::MAX {
                         index[w] = next_index;
@@ -1591,14 +1594,13 @@ impl Simplifier {
                         next_index += 1;
                         stack.push(w);
                         on_stack[w] = true;
-                        let sw = succ(&self.defs, w);
-                        work.push((w, sw, 0));
+                        work.push((w, 0));
                     } else if on_stack[w] {
                         low[v] = low[v].min(index[w]);
                     }
                 } else {
                     work.pop();
-                    if let Some((u, _, _)) = work.last() {
+                    if let Some((u, _)) = work.last() {
                         low[*u] = low[*u].min(low[v]);
                     }
                     if low[v] == index[v] {
@@ -1636,7 +1638,7 @@ impl Simplifier {
             blocks: Vec::new(),
         };
         for (ci, comp) in sccs.iter().enumerate() {
-            let cyclic = comp.len() > 1 || succ(&self.defs, comp[0]).contains(&comp[0]);
+            let cyclic = comp.len() > 1 || succ(comp[0]).contains(&(comp[0] as u32));
             if cyclic {
                 for &a in comp {
                     for l in self.defs[a].iter().flatten() {
