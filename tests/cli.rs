@@ -1,20 +1,6 @@
 //! The `symgame` binary: output, exit codes and error messages.
 
-use crate::root;
-use std::process::Command;
-
-fn symgame(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_symgame"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::symgame;
 
 #[test]
 fn info_prints_sizes_and_json() {
@@ -93,4 +79,38 @@ fn reach_counts_tictactoe_symbolically_on_both_engines() {
             "{total}"
         );
     }
+}
+
+/// A reader that closes the pipe early ends symgame quietly (no panic on a broken pipe).
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    // Megabytes of output (173,962 moves listed), far beyond a pipe's buffer.
+    let Some(corpus) = crate::corpus() else {
+        return;
+    };
+    let game = corpus.join("amazons.kif");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_symgame"))
+        .args(["info", "--list", game.to_str().unwrap()])
+        .current_dir(crate::root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // The read end is closed here, before the table is complete.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        out.status.signal(),
+        Some(13),
+        "ended by SIGPIPE: {:?}",
+        out.status
+    );
 }

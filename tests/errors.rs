@@ -85,6 +85,7 @@ fn every_error_kind_has_a_fixture() {
         "RecursionRestriction",
         "DependsOnDoes",
         "BadGoalValue",
+        "BadCost",
         "BadRole",
     ] {
         assert!(kinds.contains(k), "no fixture for {k}");

@@ -350,3 +350,33 @@ fn variable_elimination_joins_independent_parts_once() {
     assert_eq!(fl, ["(at 3 0)", "(chaser 1)"]);
     assert_eq!(behaviour(&g), behaviour(&ground_with_demand(&text, false)));
 }
+
+#[test]
+fn costs_come_from_the_static_cost_relation_with_default_1() {
+    let text = format!(
+        "{COUNTER}
+(price 5)
+(<= (cost p inc ?n) (price ?n))
+(cost nobody inc 2)"
+    );
+    let g = ground_text(&text).expect("grounds");
+    let inc = g.find_move(0, &GroundTerm::parse("inc").unwrap()).unwrap();
+    let stay = g.find_move(0, &GroundTerm::parse("stay").unwrap()).unwrap();
+    assert_eq!(g.move_cost(0, inc), 5);
+    assert_eq!(g.move_cost(0, stay), 1);
+    assert!(
+        g.warnings.iter().any(|w| w.contains("nobody")),
+        "{:?}",
+        g.warnings
+    );
+    // Without a cost relation every move costs 1.
+    let g = ground_text(COUNTER).expect("grounds");
+    assert!(g.roles[0].costs.iter().all(|&c| c == 1));
+}
+
+#[test]
+fn a_cost_relation_of_the_wrong_arity_is_an_error() {
+    let err = ground_text(&format!("{COUNTER}\n(cost p 3)")).unwrap_err();
+    assert_eq!(err.kind(), symgame_gdl::ErrorKind::BadCost);
+    assert!(err.message().contains("3 arguments"), "{err}");
+}

@@ -4,8 +4,12 @@
 mod cli;
 mod errors;
 mod explore;
+mod export;
 mod ground;
+mod plan;
 mod prove;
+mod solve;
+mod verify;
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +22,20 @@ pub fn root() -> PathBuf {
 pub fn corpus() -> Option<PathBuf> {
     let p = root().join("../shared/gdl-corpus");
     p.is_dir().then_some(p)
+}
+
+/// Runs the `symgame` binary from the repository root: (exit code, stdout, stderr).
+pub fn symgame(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_symgame"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// Loads and grounds a game file.

@@ -76,10 +76,20 @@ pub fn run(a: Args) -> Result<(), Failure> {
         fluent_list: a
             .list
             .then(|| game.fluents.iter().map(|f| f.to_string()).collect()),
+        // A move with an action cost other than 1 (`cost` relation) shows it.
         move_lists: a.list.then(|| {
             game.roles
                 .iter()
-                .map(|r| r.moves.iter().map(|m| m.to_string()).collect())
+                .map(|r| {
+                    r.moves
+                        .iter()
+                        .zip(&r.costs)
+                        .map(|(m, &c)| match c {
+                            1 => m.to_string(),
+                            c => format!("{m} cost {c}"),
+                        })
+                        .collect()
+                })
                 .collect()
         }),
     };

@@ -4,9 +4,14 @@
 //! output; the libraries return typed results and the commands here print them.
 
 mod explore;
+mod export;
 mod info;
+mod plan;
 mod prove;
+mod query;
 mod reach;
+mod solve;
+mod verify;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -31,6 +36,16 @@ enum Command {
     Prove(prove::Args),
     /// Count the reachable states symbolically (BDDs), layer by layer.
     Reach(reach::Args),
+    /// Solve the game strongly: the value of every reachable state, by retrograde analysis.
+    Solve(solve::Args),
+    /// Check the symbolic solution state by state with the explicit solvers.
+    Verify(verify::Args),
+    /// Solve a game and write its ranked database: per layer a BDD and one packed value a state.
+    Export(export::Args),
+    /// A state's value, rank and optimal moves from a database (by fluents, moves or rank).
+    Query(query::Args),
+    /// An optimal plan to a goal state (BFS, bidirectional BFS, Dijkstra or BDDA*), replayed.
+    Plan(plan::Args),
 }
 
 /// How a command failed; each maps to a documented exit code.
@@ -71,25 +86,55 @@ pub fn cancel_flag() -> Arc<AtomicBool> {
     flag
 }
 
+/// Restores the default action of SIGPIPE (terminate quietly), which Rust programs ignore: then
+/// a reader that closes the pipe early (`symgame solve ... | head`) ends symgame like any other
+/// Unix tool, instead of `println!` panicking on a broken pipe.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called once at the start of main, before any thread is spawned; setting a signal's
+    // disposition to SIG_DFL has no other precondition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    restore_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => info::run(a),
         Command::Explore(a) => explore::run(a),
         Command::Prove(a) => prove::run(a),
         Command::Reach(a) => reach::run(a),
+        Command::Solve(a) => solve::run(a),
+        Command::Export(a) => export::run(a),
+        Command::Query(a) => query::run(a),
+        Command::Verify(a) => {
+            return match verify::run(a) {
+                Ok(code) => ExitCode::from(code),
+                Err(f) => report_failure(f),
+            }
+        }
+        Command::Plan(a) => plan::run(a),
     };
     match result {
         Ok(()) => ExitCode::from(EXIT_OK),
-        Err(Failure::Input(m)) => {
+        Err(f) => report_failure(f),
+    }
+}
+
+/// Prints a failure and returns its exit code.
+fn report_failure(f: Failure) -> ExitCode {
+    match f {
+        Failure::Input(m) => {
             eprintln!("error: {m}");
             ExitCode::from(EXIT_INPUT)
         }
-        Err(Failure::Limit(m)) => {
+        Failure::Limit(m) => {
             eprintln!("stopped: {m}");
             ExitCode::from(EXIT_LIMIT)
         }
-        Err(Failure::Internal(m)) => {
+        Failure::Internal(m) => {
             eprintln!("internal error: {m}");
             ExitCode::from(EXIT_INTERNAL)
         }

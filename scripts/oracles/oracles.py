@@ -12,7 +12,12 @@ the figures can be compared with what an engine computes from the GDL:
     can guarantee when it maximises its own goal and the other role minimises it (for the
     zero-sum games this is the minimax value);
   * single-player games: the best reachable terminal reward and the length of the shortest
-    plan reaching it.
+    plan reaching it; for games with action costs also the least total cost of such a plan;
+  * the strong solution: for every reachable state its outcome under optimal play, counted per
+    outcome (`outcome R1/R2 N`). The role to move picks the successor whose outcome maximises
+    its own reward minus the other role's, ties broken by its own reward (for zero-sum games
+    this is minimax; a single role maximises its reward). This is the rule `symgame solve`
+    documents, computed here by memoised recursion over explicit states.
 
 usage:
   oracles.py tictactoe
@@ -28,6 +33,7 @@ usage:
   oracles.py climb
   oracles.py prisoners
   oracles.py single-step
+  oracles.py toll                             (toll_roads: action costs, cheapest plan by Dijkstra)
   oracles.py all [--slow]                     (every game above; --slow adds Connect Four 5x4)
 
 Add --write to store the result as gdl/<game>.expect instead of printing it.
@@ -120,6 +126,43 @@ def subgame_perfect(game):
     return dict(zip(game.roles, v)), ties[0]
 
 
+def strong_solution(game):
+    """Outcome (a tuple of rewards in role order) of every reachable state under the preference
+    rule of the module doc; returns {outcome: count} and the initial state's outcome."""
+    memo = {}
+    sys.setrecursionlimit(100000)
+
+    def key(o, i):
+        own = o[i]
+        other = sum(v for j, v in enumerate(o) if j != i)
+        return (own - other, own) if len(o) > 1 else (own, own)
+
+    def val(s):
+        v = memo.get(s)
+        if v is not None:
+            return v
+        if game.terminal(s):
+            v = tuple(game.goals(s)[r] for r in game.roles)
+        else:
+            i = game.roles.index(game.mover(s))
+            v = max((val(t) for _, t in game.successors(s)), key=lambda o: key(o, i))
+        memo[s] = v
+        return v
+
+    init = val(game.init)
+    counts = {}
+    for o in memo.values():
+        counts[o] = counts.get(o, 0) + 1
+    return counts, init
+
+
+def solution_lines(game):
+    counts, init = strong_solution(game)
+    fmt = lambda o: "/".join(map(str, o))
+    return [f"solved_initial {fmt(init)}"] + [
+        f"outcome {fmt(o)} {counts[o]}" for o in sorted(counts, reverse=True)]
+
+
 def single_player_best(terminals, game):
     best = max(game.goals(s)[game.roles[0]] for s in terminals)
     plan = min(d for s, d in terminals.items() if game.goals(s)[game.roles[0]] == best)
@@ -127,7 +170,7 @@ def single_player_best(terminals, game):
 
 
 def report(game, args, layers=None, total=None, terminal=None, values=None, best=None,
-           plan=None, comments=()):
+           plan=None, comments=(), solution=(), plan_cost=None):
     lines = [f"# produced by scripts/oracles/oracles.py {' '.join(args)}"]
     lines += [f"# {c}" for c in comments]
     lines.append(f"game {game.name}")
@@ -145,6 +188,9 @@ def report(game, args, layers=None, total=None, terminal=None, values=None, best
         lines.append(f"best {best}")
     if plan is not None:
         lines.append(f"plan_length {plan}")
+    if plan_cost is not None:
+        lines.append(f"plan_cost {plan_cost}")
+    lines += list(solution)
     return "\n".join(lines) + "\n"
 
 
@@ -152,9 +198,11 @@ def standard(game, args, comments=(), two_player=True):
     layers, total, terms = bfs(game)
     if two_player:
         values = security_values(game)
-        return report(game, args, layers, total, len(terms), values=values, comments=comments)
+        return report(game, args, layers, total, len(terms), values=values, comments=comments,
+                      solution=solution_lines(game))
     best, plan = single_player_best(terms, game)
-    return report(game, args, layers, total, len(terms), best=best, plan=plan, comments=comments)
+    return report(game, args, layers, total, len(terms), best=best, plan=plan, comments=comments,
+                  solution=solution_lines(game))
 
 
 # --------------------------------------------------------------------------------------------
@@ -356,7 +404,11 @@ def connect4_main(args, argv):
             values = security_values(g)
             comments.append("value by full memoised minimax")
             print(f"minimax: {time.time() - t0:.0f} s", file=sys.stderr)
-    return report(g, args, layers, total, terminal, values=values, comments=comments)
+    solution = ()
+    if total is not None and total <= 5_000_000 and "--no-value" not in argv:
+        solution = solution_lines(g)
+    return report(g, args, layers, total, terminal, values=values, comments=comments,
+                  solution=solution)
 
 
 # --------------------------------------------------------------------------------------------
@@ -603,7 +655,8 @@ def climb_main(args, argv):
     per = {v: sum(1 for s in terms if g.goals(s)["climber"] == v) for v in rewards}
     comments = ["terminal states per reward: " + " ".join(f"{v}:{per[v]}" for v in rewards),
                 f"greedy climber (highest neighbour, camp at a local peak) gets {g.greedy()}"]
-    return report(g, args, layers, total, len(terms), best=best, plan=plan, comments=comments)
+    return report(g, args, layers, total, len(terms), best=best, plan=plan, comments=comments,
+                  solution=solution_lines(g))
 
 
 # --------------------------------------------------------------------------------------------
@@ -645,7 +698,7 @@ def prisoners_main(args, argv):
                 + f" (states with payoff-relevant ties: {ties})",
                 "sums of the goals over terminal states: " + " ".join(map(str, sums))]
     return report(g, args, layers, total, len(terms), values=security_values(g),
-                  comments=comments)
+                  comments=comments, solution=solution_lines(g))
 
 
 # --------------------------------------------------------------------------------------------
@@ -667,6 +720,70 @@ class SingleStep:
 
     def goals(self, s):
         return {"solo": 100}
+
+
+# --------------------------------------------------------------------------------------------
+# toll_roads.  State: (town, step).  Moves (drive a b) cost the road's toll.
+
+TOLLS = {("home", "port"): 9, ("home", "ash"): 2, ("home", "birch"): 1, ("ash", "port"): 6,
+         ("ash", "cedar"): 1, ("birch", "cedar"): 1, ("cedar", "dock"): 2, ("dock", "port"): 1}
+
+
+class Toll:
+    name = "toll_roads"
+    roles = ["driver"]
+    limit = 6
+    init = ("home", 0)
+
+    def __init__(self):
+        self.roads = {}
+        for (a, b), n in TOLLS.items():
+            self.roads.setdefault(a, []).append((b, n))
+            self.roads.setdefault(b, []).append((a, n))
+
+    def terminal(self, s):
+        return s[0] == "port" or s[1] == self.limit
+
+    def mover(self, s):
+        return "driver"
+
+    def successors(self, s):
+        return [(("drive", s[0], b), (b, s[1] + 1)) for b, _ in self.roads[s[0]]]
+
+    def cost(self, s, t):
+        return next(n for b, n in self.roads[s[0]] if b == t[0])
+
+    def goals(self, s):
+        return {"driver": 100 if s[0] == "port" else 0}
+
+
+def cheapest(game, value):
+    """Dijkstra over the reachable graph: the least cost of a terminal state with `value`."""
+    import heapq
+    dist = {game.init: 0}
+    heap = [(0, game.init)]
+    while heap:
+        d, s = heapq.heappop(heap)
+        if d > dist[s]:
+            continue
+        if game.terminal(s):
+            if game.goals(s)[game.roles[0]] == value:
+                return d
+            continue
+        for _, t in game.successors(s):
+            nd = d + game.cost(s, t)
+            if nd < dist.get(t, nd + 1):
+                dist[t] = nd
+                heapq.heappush(heap, (nd, t))
+    return None
+
+
+def toll_main(args, argv):
+    g = Toll()
+    layers, total, terms = bfs(g)
+    best, plan = single_player_best(terms, g)
+    return report(g, args, layers, total, len(terms), best=best, plan=plan,
+                  solution=solution_lines(g), plan_cost=cheapest(g, best))
 
 
 # --------------------------------------------------------------------------------------------
@@ -694,6 +811,8 @@ def run(cmd, argv):
         return "climb_rewards", climb_main(args, argv)
     if cmd == "prisoners":
         return "prisoners_2p", prisoners_main(args, argv)
+    if cmd == "toll":
+        return "toll_roads", toll_main(args, argv)
     if cmd == "single-step":
         return "single_step", standard(SingleStep(), args, two_player=False)
     raise SystemExit(f"unknown game {cmd!r}\n{__doc__}")
@@ -702,7 +821,7 @@ def run(cmd, argv):
 ALL = [("tictactoe", []), ("nim", ["3", "4", "5"]), ("nim", ["1", "2", "3"]),
        ("chomp", ["4", "3"]), ("connect4", ["4", "4"]), ("eight-puzzle", ["--easy"]),
        ("eight-puzzle", []), ("hanoi", ["3"]), ("hanoi", ["4"]), ("hanoi", ["5"]),
-       ("climb", []), ("prisoners", []), ("single-step", [])]
+       ("climb", []), ("prisoners", []), ("single-step", []), ("toll", [])]
 
 
 def main():

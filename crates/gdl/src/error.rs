@@ -65,6 +65,9 @@ pub enum ErrorKind {
     DependsOnDoes,
     /// A goal value that is not an integer in 0..=100.
     BadGoalValue,
+    /// A bad `(cost ?role ?move ?n)` relation: a cost that is not a positive integer, that
+    /// depends on `true`/`does`, or two different costs for one move.
+    BadCost,
     /// No role, or a role that is not a ground fact.
     BadRole,
     /// The game is not playable as described (no legal move, missing goal, ...).

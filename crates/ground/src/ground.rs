@@ -11,6 +11,7 @@
 //!    cyclic blocks (a negative cycle at ground level is an error).
 
 use crate::circuit::{Block, Circuit, Gate, Lit};
+use crate::cost::{cost_relation, read_costs};
 use crate::datalog::{instantiate, Abort, CRule, Evaluator, Pattern, Relation, Sink};
 use crate::demand;
 use crate::terms::{FxHashMap, GroundTerm, TermId, TermStore};
@@ -48,6 +49,9 @@ pub struct Role {
     pub name: GroundTerm,
     /// The moves, in a fixed order; `MoveId`s index this list.
     pub moves: Vec<GroundTerm>,
+    /// `costs[m]`: the cost of move `m`, from the optional static relation
+    /// `(cost ?role ?move ?n)` (a positive integer; 1 when not given).
+    pub costs: Vec<u32>,
 }
 
 /// Sizes and time of a grounding.
@@ -119,6 +123,11 @@ impl GroundGame {
     /// The index of the fluent written as `t`.
     pub fn find_fluent(&self, t: &GroundTerm) -> Option<usize> {
         self.fluents.iter().position(|f| f == t)
+    }
+
+    /// The cost of move `m` of role `r` (1 unless the `cost` relation gives another).
+    pub fn move_cost(&self, r: usize, m: usize) -> u32 {
+        self.roles[r].costs[m]
     }
 
     /// The index of role `r`'s move written as `t`.
@@ -265,10 +274,11 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
         }
     }
 
-    // Complete relations: static ones read under `not`, facts, `role` and `init`, and all
-    // they depend on. They are evaluated in full, stratum by stratum; every other relation is
-    // evaluated in the relaxed fixpoint, restricted to the atoms its callers can ask for.
-    let mut complete: HashSet<Sym> = [kw.role, kw.init].into_iter().collect();
+    let cost = cost_relation(desc, &dynamic)?;
+    // Complete relations: static ones read under `not`, facts, `role`, `init` and `cost`, and
+    // all they depend on. They are evaluated in full, stratum by stratum; every other relation
+    // is evaluated in the relaxed fixpoint, restricted to the atoms its callers can ask for.
+    let mut complete: HashSet<Sym> = [kw.role, kw.init].into_iter().chain(cost).collect();
     for r in &crules {
         for (p, _) in &r.neg {
             if !dynamic.contains(p) {
@@ -315,6 +325,7 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
         .iter()
         .copied()
         .chain(seeds.iter().copied().filter(|p| complete.contains(p)))
+        .chain(cost)
         .collect();
     close_over_bodies(&crules, &mut needed);
 
@@ -543,6 +554,15 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
         })
         .collect();
     let num_inputs = 1 + nf + moves.iter().map(|m| m.len() as u32).sum::<u32>();
+    let costs = read_costs(
+        desc,
+        cost,
+        cost.and_then(|c| rels.get(&c)),
+        &store,
+        &role_terms,
+        &moves,
+        &mut warnings,
+    )?;
 
     // Provisional signals for the other dynamic atoms: per relation (by symbol number), per
     // tuple, `u32::MAX` when the atom heads no ground rule.
@@ -730,9 +750,11 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
     let roles: Vec<Role> = role_terms
         .iter()
         .zip(&moves)
-        .map(|(&r, ms)| Role {
+        .zip(costs)
+        .map(|((&r, ms), costs)| Role {
             name: store.to_ground(r, &d.symbols),
             moves: ms.iter().map(|&m| store.to_ground(m, &d.symbols)).collect(),
+            costs,
         })
         .collect();
     for (r, role) in roles.iter().enumerate() {

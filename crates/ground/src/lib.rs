@@ -9,12 +9,14 @@
 //! Grounding does not enumerate argument domains: it finds the ground atoms by a relaxed
 //! reachability fixpoint (negation ignored, `distinct` honoured, `init`/`next` feeding `true`,
 //! `legal` feeding `does`), evaluates state-independent relations completely and folds them
-//! away, then simplifies the ground rules.
+//! away, then simplifies the ground rules. The optional static relation `(cost ?role ?move ?n)`
+//! gives action costs for planning ([`Role::costs`], default 1).
 //!
 //! Architecture invariant: this crate depends only on `symgame-gdl`; it knows nothing about
 //! BDDs or search.
 
 mod circuit;
+mod cost;
 mod datalog;
 mod demand;
 mod ground;

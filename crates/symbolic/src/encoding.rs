@@ -159,6 +159,25 @@ impl Encoding {
         &self.current
     }
 
+    /// The state whose true fluents are `fluents` as an assignment of all `num_vars()`
+    /// variables (next-state variables false): the form ranked databases look states up in.
+    pub fn assignment(&self, fluents: impl IntoIterator<Item = usize>) -> Vec<bool> {
+        let mut a = vec![false; self.num_vars() as usize];
+        for f in fluents {
+            a[self.current_var(f) as usize] = true;
+        }
+        a
+    }
+
+    /// The true fluents (ascending) of the state an assignment of the current-state
+    /// variables encodes; the inverse of [`Self::assignment`]. Panics if `assignment` is
+    /// shorter than `num_vars()`.
+    pub fn fluents_of(&self, assignment: &[bool]) -> Vec<usize> {
+        (0..self.num_fluents())
+            .filter(|&f| assignment[self.current_var(f) as usize])
+            .collect()
+    }
+
     /// All next-state variables (the odd ones).
     pub fn next_vars(&self) -> &VarSet {
         &self.next

@@ -8,6 +8,7 @@ use symgame_bdd::{BddEngine, BddError, BddResult, Var, VarSet};
 use symgame_ground::{Gate, GroundGame, Lit};
 
 use crate::encoding::{Encoding, Order};
+use crate::formula::{Formula, FormulaBuilder};
 
 /// A joint move: the index of one move per role, in role order (`joint[r]` indexes
 /// `game.roles[r].moves`).
@@ -29,10 +30,13 @@ pub struct SymbolicOptions {
     /// a list of conjuncts instead, and applied conjunct by conjunct to the state set (slower
     /// per image, but avoids relations that are huge over unreachable states).
     pub max_relation_nodes: usize,
-    /// Compile the goal conditions. Reachability does not need them, and on Connect Four
-    /// the "has a line" condition behind the goals is as large as the terminal BDD; with
-    /// `false`, [`SymbolicGame::goals`] is empty.
+    /// Compile the goal conditions (as [`Formula`]s: see [`SymbolicGame::goal_formulas`]).
+    /// Reachability does not need them; with `false` there are none.
     pub goals: bool,
+    /// A goal condition's gate is kept as one BDD while it has at most this many nodes, else as
+    /// a formula over its inputs ("red has a line" on Connect Four 6×5 is 34 million nodes as
+    /// one BDD, 69 small lines as a formula).
+    pub formula_leaf_nodes: usize,
 }
 
 impl Default for SymbolicOptions {
@@ -43,6 +47,7 @@ impl Default for SymbolicOptions {
             cluster_nodes: 0,
             max_relation_nodes: 200_000,
             goals: true,
+            formula_leaf_nodes: 20_000,
         }
     }
 }
@@ -227,6 +232,9 @@ impl<E: BddEngine> Partition<E> {
     }
 }
 
+/// A goal value and its condition as one BDD.
+pub type GoalBdd<E> = (u8, <E as BddEngine>::Bdd);
+
 /// A ground game compiled to BDDs over an [`Encoding`], on engine `E`.
 pub struct SymbolicGame<'e, E: BddEngine> {
     engine: &'e E,
@@ -237,7 +245,8 @@ pub struct SymbolicGame<'e, E: BddEngine> {
     terminal_parts: Vec<E::Bdd>,
     terminal: OnceLock<E::Bdd>,
     legal: Vec<Vec<E::Bdd>>,
-    goals: Vec<Vec<(u8, E::Bdd)>>,
+    goal_formulas: Vec<Vec<(u8, Formula<E>)>>,
+    goals: OnceLock<Vec<Vec<GoalBdd<E>>>>,
     partitions: Vec<Partition<E>>,
     clusters: Vec<Partition<E>>,
     has_successor: OnceLock<E::Bdd>,
@@ -519,9 +528,6 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         // Move-independent gates of every cone, once.
         let mut roots: Vec<Lit> = term_leaves.clone();
         roots.extend(game.legal.iter().flatten().copied());
-        if opts.goals {
-            roots.extend(game.goals.iter().flatten().map(|g| g.1));
-        }
         roots.extend(game.next.iter().copied());
         let needed = c.cone(&roots);
         comp.eval(&needed, false)?;
@@ -542,11 +548,31 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             .iter()
             .map(|ls| ls.iter().map(|&l| comp.lit(l)).collect())
             .collect::<BddResult<Vec<Vec<E::Bdd>>>>()?;
-        let no_goals = Vec::new();
-        let goals = if opts.goals { &game.goals } else { &no_goals }
-            .iter()
-            .map(|gs| gs.iter().map(|&(v, l)| Ok((v, comp.lit(l)?))).collect())
-            .collect::<BddResult<Vec<Vec<(u8, E::Bdd)>>>>()?;
+        // Goals as formulas: gates already compiled (shared with terminal, legal, next) and
+        // gates of cyclic blocks are leaves; the others are built up to the leaf size.
+        let mut goal_formulas = Vec::new();
+        if opts.goals {
+            let mut builder = FormulaBuilder::new(e, c, opts.formula_leaf_nodes);
+            let ni = c.num_inputs;
+            let mut known = |s: u32| -> BddResult<Option<E::Bdd>> {
+                if s < ni {
+                    // Constants and fluents; goals never read moves (GDL), which read false.
+                    return Ok(Some(comp.signal(s)));
+                }
+                let g = (s - ni) as usize;
+                if comp.global[g].is_none() && c.block_of(g).is_some_and(|b| b.cyclic) {
+                    comp.eval(&c.cone(&[Lit::new(s, false)]), false)?;
+                }
+                Ok(comp.global[g].is_some().then(|| comp.signal(s)))
+            };
+            for gs in &game.goals {
+                let mut role = Vec::with_capacity(gs.len());
+                for &(v, l) in gs {
+                    role.push((v, builder.build(l, &mut known)?));
+                }
+                goal_formulas.push(role);
+            }
+        }
         let mut init_vals = vec![false; game.fluents.len()];
         for &f in &game.init {
             init_vals[f] = true;
@@ -655,7 +681,8 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             terminal_parts,
             terminal: OnceLock::new(),
             legal,
-            goals,
+            goal_formulas,
+            goals: OnceLock::new(),
             partitions,
             clusters,
             encoding,
@@ -721,9 +748,42 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         &self.legal
     }
 
-    /// `goals[r]`: `(value, condition)` pairs as in the ground game.
-    pub fn goals(&self) -> &[Vec<(u8, E::Bdd)>] {
-        &self.goals
+    /// `goals[r]`: `(value, condition)` pairs as in the ground game, each condition as one BDD
+    /// (built from [`Self::goal_formulas`] on first use: on big games these BDDs are huge, use
+    /// [`Self::and_goal`] instead).
+    pub fn goals(&self) -> BddResult<&[Vec<GoalBdd<E>>]> {
+        if let Some(g) = self.goals.get() {
+            return Ok(g);
+        }
+        let e = self.engine;
+        let built = self
+            .goal_formulas
+            .iter()
+            .map(|gs| {
+                gs.iter()
+                    .map(|(v, f)| Ok((*v, f.to_bdd(e)?)))
+                    .collect::<BddResult<Vec<_>>>()
+            })
+            .collect::<BddResult<Vec<_>>>()?;
+        Ok(self.goals.get_or_init(|| built))
+    }
+
+    /// `goal_formulas[r]`: `(value, condition)` pairs as in the ground game, each condition a
+    /// [`Formula`] over small BDDs.
+    pub fn goal_formulas(&self) -> &[Vec<(u8, Formula<E>)>] {
+        &self.goal_formulas
+    }
+
+    /// `set AND (some goal condition of `role` with `value` holds)`, without building the
+    /// conditions as whole BDDs (higher values are not excluded: see
+    /// [`Self::goal_value_states`]).
+    pub fn and_goal(&self, set: &E::Bdd, role: usize, value: u8) -> BddResult<E::Bdd> {
+        let parts = self.goal_formulas[role]
+            .iter()
+            .filter(|(v, _)| *v == value)
+            .map(|(_, f)| f.and_with(self.engine, set))
+            .collect::<BddResult<Vec<_>>>()?;
+        or_all(self.engine, parts)
     }
 
     /// States where the goal value of `role` is exactly `value`: its condition holds and no
@@ -731,7 +791,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
     pub fn goal_value_states(&self, role: usize, value: u8) -> BddResult<E::Bdd> {
         let e = self.engine;
         let mut acc = e.constant(false);
-        for (v, cond) in &self.goals[role] {
+        for (v, cond) in &self.goals()?[role] {
             if *v == value {
                 acc = cond.clone();
             } else if *v > value {

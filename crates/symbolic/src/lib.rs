@@ -9,9 +9,13 @@
 //!   [`SymbolicGame::image`], [`SymbolicGame::pre_image`] and
 //!   [`SymbolicGame::strong_pre_image`];
 //! * [`reach`] (symbolic BFS with exact per-layer counts, [`ReachStats`], [`LayerStats`],
-//!   [`SearchLimits`], [`StopReason`]) and [`shortest_path`] (bidirectional BFS, [`Path`]);
-//! * runtime entries [`reach_with_backend`] and [`shortest_path_with_backend`] that pick the
-//!   engine by [`symgame_bdd::Backend`].
+//!   [`SearchLimits`], [`StopReason`]; [`reach_until`] stops at a goal set) and
+//!   [`shortest_path`] (bidirectional BFS, [`Path`]);
+//! * [`plan`] (optimal plans by BFS, bidirectional BFS, Dijkstra with action costs
+//!   ([`Costs`]) or BDDA* ([`Algorithm`]) with symbolic pattern databases
+//!   ([`PatternDatabase`], [`Heuristic`], automatic [`select_pattern`]); [`PlanOutcome`]);
+//! * runtime entries [`reach_with_backend`], [`shortest_path_with_backend`] and
+//!   [`plan_with_backend`] that pick the engine by [`symgame_bdd::Backend`].
 //!
 //! # Encoding invariants
 //!
@@ -39,14 +43,33 @@
 #![warn(missing_docs)]
 
 mod encoding;
+mod files;
+mod formula;
 mod game;
+mod plan;
 mod search;
+mod solve;
 
 pub use encoding::{Encoding, Order};
-pub use game::{JointMove, Partition, SymbolicError, SymbolicGame, SymbolicOptions};
+pub use files::{
+    fingerprint, layer_file_name, read_manifest, read_stored, write_atomic, write_stored,
+    FileError, Manifest, StoredClass, StoredLayer, FORMAT_VERSION, MAGIC, MANIFEST,
+};
+pub use formula::Formula;
+pub use game::{GoalBdd, JointMove, Partition, SymbolicError, SymbolicGame, SymbolicOptions};
+pub use plan::{
+    build_heuristic, goal_states, parse_pattern, pattern_database, pattern_order, plan,
+    plan_with_backend, select_pattern, Algorithm, Costs, Direction, Heuristic, HeuristicStats,
+    PatternChoice, PatternDatabase, PatternStats, Plan, PlanError, PlanLayer, PlanOptions,
+    PlanOutcome, PlanStats, Selection, AUTO_MAX_NODES,
+};
 pub use search::{
-    reach, shortest_path, shortest_path_within, LayerStats, Path, Reach, ReachStats, SearchLimits,
-    StopReason,
+    reach, reach_until, shortest_path, shortest_path_within, LayerStats, Path, Reach, ReachStats,
+    SearchLimits, StopReason,
+};
+pub use solve::{
+    preference, security_values, solve, solve_with_backend, GameKind, LayeredMode, MoverCounts,
+    SolveError, SolveLayerStats, SolveOptions, SolveStats, Solved, SolvedLayer, ValueClass,
 };
 
 use symgame_bdd::{Backend, BddEngine, EngineConfig, EngineJob};

@@ -48,7 +48,7 @@ pub struct SearchLimits {
 }
 
 /// Serialises a `BigUint` as a decimal string.
-mod big_string {
+pub(crate) mod big_string {
     use num_bigint::BigUint;
     use serde::{Deserialize, Deserializer, Serializer};
 
@@ -108,7 +108,7 @@ pub struct Reach<E: BddEngine> {
     pub layers: Vec<E::Bdd>,
 }
 
-enum Interrupt {
+pub(crate) enum Interrupt {
     Stop(StopReason),
 }
 
@@ -118,13 +118,13 @@ impl From<BddError> for Interrupt {
     }
 }
 
-struct Guard<'a> {
-    limits: &'a SearchLimits,
-    started: Instant,
+pub(crate) struct Guard<'a> {
+    pub(crate) limits: &'a SearchLimits,
+    pub(crate) started: Instant,
 }
 
 impl Guard<'_> {
-    fn check(&self) -> Result<(), Interrupt> {
+    pub(crate) fn check(&self) -> Result<(), Interrupt> {
         if self
             .limits
             .time_limit
@@ -143,7 +143,7 @@ impl Guard<'_> {
         Ok(())
     }
 
-    fn check_nodes(&self, n: usize) -> Result<(), Interrupt> {
+    pub(crate) fn check_nodes(&self, n: usize) -> Result<(), Interrupt> {
         if self.limits.max_nodes.is_some_and(|m| n > m) {
             return Err(Interrupt::Stop(StopReason::NodeLimit));
         }
@@ -152,7 +152,7 @@ impl Guard<'_> {
 }
 
 /// Image of `s`, which must contain no terminal state.
-fn image_guarded<E: BddEngine>(
+pub(crate) fn image_guarded<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     s: &E::Bdd,
     guard: &Guard,
@@ -185,6 +185,28 @@ fn pre_image_guarded<E: BddEngine>(
 /// layer. On a limit, the complete layers are kept and `stats.stopped` says why.
 pub fn reach<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
+    limits: &SearchLimits,
+    keep_layers: bool,
+    progress: impl FnMut(&ReachStats),
+) -> Reach<E> {
+    bfs(g, None, limits, keep_layers, progress)
+}
+
+/// [`reach`] that stops after the first layer containing a state of `goal` (that layer is the
+/// last one kept and counted): breadth-first search for a shortest path.
+pub fn reach_until<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    goal: &E::Bdd,
+    limits: &SearchLimits,
+    keep_layers: bool,
+    progress: impl FnMut(&ReachStats),
+) -> Reach<E> {
+    bfs(g, Some(goal), limits, keep_layers, progress)
+}
+
+fn bfs<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    goal: Option<&E::Bdd>,
     limits: &SearchLimits,
     keep_layers: bool,
     mut progress: impl FnMut(&ReachStats),
@@ -224,7 +246,23 @@ pub fn reach<E: BddEngine>(
         };
         let terminal = &states - g.count(&expand);
         let nodes = e.node_count(&frontier);
-        match step(&expand, &frontier, &reached) {
+        let hit = match goal.map(|t| e.and(&frontier, t)) {
+            None => false,
+            Some(Ok(h)) => !e.is_false(&h),
+            Some(Err(_)) => {
+                stats.stopped = Some(StopReason::OutOfMemory);
+                break;
+            }
+        };
+        let stepped = if hit {
+            // The goal layer is kept but not expanded.
+            e.or(&reached, &frontier)
+                .map(|r| (e.constant(false), r))
+                .map_err(Interrupt::from)
+        } else {
+            step(&expand, &frontier, &reached)
+        };
+        match stepped {
             Ok((new, reached2)) => {
                 stats.states += &states;
                 stats.terminal += &terminal;
@@ -258,7 +296,7 @@ pub fn reach<E: BddEngine>(
 }
 
 /// A shortest path found by [`shortest_path`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Path {
     /// The joint moves, one per step (`moves[k][r]` = move index of role `r` at step `k`).
     pub moves: Vec<JointMove>,
@@ -269,6 +307,12 @@ pub struct Path {
     pub forward_layers: usize,
     /// Backward layers computed.
     pub backward_layers: usize,
+    /// Sizes of the forward layers (terminal states counted, `seconds` since the start).
+    pub forward: Vec<LayerStats>,
+    /// Sizes of the backward layers, from the goal set.
+    pub backward: Vec<LayerStats>,
+    /// The largest number of BDD nodes held at once by the frontiers and the two visited sets.
+    pub peak_nodes: usize,
 }
 
 /// Bidirectional breadth-first search from the initial state to the state set `goal`.
@@ -329,10 +373,26 @@ fn bidir<E: BddEngine>(
         ),
         None => (g.clusters().to_vec(), g.partitions().to_vec()),
     };
+    let size = |layer: &E::Bdd| -> Result<LayerStats, Interrupt> {
+        let states = g.count(layer);
+        let terminal = &states - g.count(&g.and_not_terminal(layer)?);
+        Ok(LayerStats {
+            states,
+            terminal,
+            nodes: e.node_count(layer),
+            seconds: guard.started.elapsed().as_secs_f64(),
+        })
+    };
     let mut fwd = vec![g.init().clone()];
     let mut bwd = vec![goal.clone()];
     let mut seen_f = g.init().clone();
     let mut seen_b = goal.clone();
+    let mut forward = vec![size(g.init())?];
+    let mut backward = vec![size(goal)?];
+    let held = |a: &E::Bdd, b: &E::Bdd, c: &E::Bdd, d: &E::Bdd| {
+        e.node_count(a) + e.node_count(b) + e.node_count(c) + e.node_count(d)
+    };
+    let mut peak_nodes = held(g.init(), goal, &seen_f, &seen_b);
     // (forward index, backward index) of the meeting layers.
     let mut meet = if e.is_false(&e.and(g.init(), goal)?) {
         None
@@ -351,6 +411,8 @@ fn bidir<E: BddEngine>(
             let new = e.and_not(&img, &seen_f)?;
             guard.check_nodes(e.node_count(&new))?;
             seen_f = e.or(&seen_f, &new)?;
+            forward.push(size(&new)?);
+            peak_nodes = peak_nodes.max(held(&new, last_b, &seen_f, &seen_b));
             fwd.push(new.clone());
             if !e.is_false(&e.and(&new, &seen_b)?) {
                 meet = Some((fwd.len() - 1, first_meeting(e, &new, &bwd)?));
@@ -360,6 +422,8 @@ fn bidir<E: BddEngine>(
             let new = e.and_not(&pre, &seen_b)?;
             guard.check_nodes(e.node_count(&new))?;
             seen_b = e.or(&seen_b, &new)?;
+            backward.push(size(&new)?);
+            peak_nodes = peak_nodes.max(held(last_f, &new, &seen_f, &seen_b));
             bwd.push(new.clone());
             if !e.is_false(&e.and(&new, &seen_f)?) {
                 meet = Some((first_meeting(e, &new, &fwd)?, bwd.len() - 1));
@@ -396,6 +460,9 @@ fn bidir<E: BddEngine>(
         states,
         forward_layers: fwd.len(),
         backward_layers: bwd.len(),
+        forward,
+        backward,
+        peak_nodes,
     }))
 }
 
@@ -410,8 +477,9 @@ fn first_meeting<E: BddEngine>(e: &E, set: &E::Bdd, layers: &[E::Bdd]) -> Result
 }
 
 /// One step from the single state `s` to (`forward`) or from (`!forward`) a state of `layer`:
-/// the joint move and the other state.
-fn step_between<E: BddEngine>(
+/// the joint move and the other state. A predecessor is never terminal (terminal states have
+/// no successors, even where the relation allows a move).
+pub(crate) fn step_between<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     partitions: &[Partition<E>],
     s: &E::Bdd,
@@ -419,6 +487,13 @@ fn step_between<E: BddEngine>(
     forward: bool,
 ) -> Result<(JointMove, Vec<usize>), Interrupt> {
     let e = g.engine();
+    let sources;
+    let layer = if forward {
+        layer
+    } else {
+        sources = g.and_not_terminal(layer)?;
+        &sources
+    };
     for p in partitions {
         let other = if forward {
             p.image(e, s)?

@@ -395,3 +395,22 @@ fn limits_stop_cleanly_and_keep_layers() {
     assert_eq!(stats.stopped, Some(symgame_symbolic::StopReason::Cancelled));
     assert!(stats.layers.is_empty());
 }
+
+/// `Encoding::assignment` is the one minterm of `SymbolicGame::state`, and `fluents_of` inverts
+/// it, for every reachable state of tic-tac-toe (in both variable orders).
+#[test]
+fn assignments_are_the_minterms_of_states() {
+    let game = load(&root().join("gdl/tictactoe.kif"));
+    let graph = explicit_graph(&Reasoner::new(&game));
+    for order in [Order::Heuristic, Order::Given] {
+        let enc = Encoding::new(&game, order);
+        let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+        let g = SymbolicGame::new(&e, &game, enc.clone(), &SymbolicOptions::default()).unwrap();
+        for s in &graph.states {
+            let fl = fluents_of(s);
+            let a = enc.assignment(fl.iter().copied());
+            assert_eq!(e.pick_minterm(&g.state(&fl).unwrap()), Some(a.clone()));
+            assert_eq!(enc.fluents_of(&a), fl);
+        }
+    }
+}

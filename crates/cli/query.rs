@@ -1,0 +1,218 @@
+//! `symgame query`: a state's value, layer, rank and optimal moves from a database file.
+
+use crate::{load_game, print_json, Failure};
+use serde::Serialize;
+use std::path::PathBuf;
+use symgame_gamedb::{Answer, Error, ErrorKind, GameDatabase, Layering, Value};
+use symgame_ground::GroundTerm;
+use symgame_symbolic::SymbolicOptions;
+
+#[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("position").required(true).args(["state", "moves", "rank"])))]
+pub struct Args {
+    /// The database file (written by `symgame export`).
+    file: PathBuf,
+    /// The game the database was made from (GDL, KIF syntax); a database of another game or
+    /// variable order is refused.
+    #[arg(long, value_name = "GAME")]
+    game: PathBuf,
+    /// The state as its true GDL fluents, e.g. "(cell 1 1 x) (control oplayer) ...".
+    #[arg(long, value_name = "FLUENTS")]
+    state: Option<String>,
+    /// The state after these moves from the initial state, e.g. "(mark 2 2) (mark 1 2)".
+    #[arg(long, value_name = "MOVES")]
+    moves: Option<String>,
+    /// The state of this rank: over the whole file, or within the layer given by --layer.
+    #[arg(long, value_name = "N")]
+    rank: Option<u64>,
+    /// The layer number (BFS depth) --rank counts in.
+    #[arg(long, value_name = "K", requires = "rank", conflicts_with_all = ["state", "moves"])]
+    layer: Option<u32>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct RoleReward {
+    role: String,
+    reward: u8,
+}
+
+#[derive(Serialize)]
+struct MoveReport {
+    /// The mover's move (or every role's move in a forced state).
+    #[serde(rename = "move")]
+    text: String,
+    /// One move per role.
+    joint: Vec<String>,
+    optimal: bool,
+    /// The successor's value (`None` if the database does not hold it).
+    value: Option<Value>,
+}
+
+#[derive(Serialize)]
+struct Report {
+    database: String,
+    game: String,
+    state: Vec<String>,
+    layer: u32,
+    rank: u64,
+    global_rank: u64,
+    rewards: Vec<RoleReward>,
+    distance: Option<u32>,
+    terminal: bool,
+    to_move: Option<String>,
+    optimal: Vec<String>,
+    moves: Vec<MoveReport>,
+}
+
+/// A library error as a CLI failure: every query error is about the input (exit code 2).
+fn failure(e: Error) -> Failure {
+    match e.kind() {
+        ErrorKind::Database(symgame_db::ErrorKind::Truncated) => {
+            Failure::Input(format!("the database file is truncated: {e}"))
+        }
+        _ => Failure::Input(e.to_string()),
+    }
+}
+
+pub fn run(a: Args) -> Result<(), Failure> {
+    let (_, game) = load_game(&a.game, None)?;
+    let db =
+        GameDatabase::open(&a.file, game, SymbolicOptions::default().order).map_err(failure)?;
+    let state = if let Some(text) = &a.state {
+        let terms = GroundTerm::parse_sequence(text)
+            .map_err(|e| Failure::Input(format!("--state: {e}")))?;
+        db.state_of(&terms)
+            .map_err(|e| Failure::Input(format!("--state: {e}")))?
+    } else if let Some(text) = &a.moves {
+        let moves = GroundTerm::parse_sequence(text)
+            .map_err(|e| Failure::Input(format!("--moves: {e}")))?;
+        db.play(&moves)
+            .map_err(|e| Failure::Input(format!("--moves: {e}")))?
+    } else {
+        let rank = a
+            .rank
+            .expect("clap requires one of --state, --moves, --rank");
+        db.unrank(rank, a.layer)
+            .map_err(|e| Failure::Input(format!("--rank: {e}")))?
+    };
+    let answer = db.answer(&state).map_err(failure)?;
+    let report = report(&a, &db, &answer);
+    if a.json {
+        print_json(&report)
+    } else {
+        print_text(&db, &report);
+        Ok(())
+    }
+}
+
+fn report(a: &Args, db: &GameDatabase, ans: &Answer) -> Report {
+    let g = db.game();
+    let v = &ans.value;
+    let moves: Vec<MoveReport> = ans
+        .successors
+        .iter()
+        .map(|s| MoveReport {
+            text: db.move_text(&s.joint, ans.mover),
+            joint: s
+                .joint
+                .iter()
+                .enumerate()
+                .map(|(p, &m)| g.roles[p].moves[m].to_string())
+                .collect(),
+            optimal: s.optimal,
+            value: s.value.clone(),
+        })
+        .collect();
+    Report {
+        database: a.file.display().to_string(),
+        game: a.game.display().to_string(),
+        state: db.fluent_terms(&ans.state),
+        layer: v.layer,
+        rank: v.rank,
+        global_rank: v.global_rank,
+        rewards: g
+            .roles
+            .iter()
+            .zip(&v.rewards)
+            .map(|(r, &reward)| RoleReward {
+                role: r.name.to_string(),
+                reward,
+            })
+            .collect(),
+        distance: v.distance,
+        terminal: ans.terminal,
+        to_move: ans.mover.map(|p| g.roles[p].name.to_string()),
+        optimal: moves
+            .iter()
+            .filter(|m| m.optimal)
+            .map(|m| m.text.clone())
+            .collect(),
+        moves,
+    }
+}
+
+fn rewards_text(rewards: &[u8]) -> String {
+    rewards
+        .iter()
+        .map(|r| r.to_string())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn print_text(db: &GameDatabase, r: &Report) {
+    let m = db.metadata();
+    let layers = match m.layers {
+        Layering::BfsDepth => format!("{} layers by BFS depth", db.database().num_layers()),
+        Layering::WholeSet => "one layer for the whole reachable set".to_string(),
+    };
+    println!(
+        "database  {} ({}, {}, {layers}, {} states)",
+        r.database,
+        m.game,
+        m.kind,
+        db.database().len()
+    );
+    println!("state     {}", r.state.join(" "));
+    println!(
+        "rank      {} in layer {} (global rank {})",
+        r.rank, r.layer, r.global_rank
+    );
+    let rewards: Vec<String> = r
+        .rewards
+        .iter()
+        .map(|x| format!("{} {}", x.role, x.reward))
+        .collect();
+    match r.distance {
+        Some(d) => println!(
+            "value     {} in {d} moves under optimal play",
+            rewards.join(", ")
+        ),
+        None => println!("value     {} under optimal play", rewards.join(", ")),
+    }
+    if r.terminal {
+        println!("status    terminal");
+        return;
+    }
+    match &r.to_move {
+        Some(p) => println!("status    {p} to move"),
+        None => println!("status    a forced move"),
+    }
+    println!("optimal   {}", r.optimal.join(", "));
+    for mv in &r.moves {
+        let value = match &mv.value {
+            Some(v) => match v.distance {
+                Some(d) => format!("{} in {d}", rewards_text(&v.rewards)),
+                None => rewards_text(&v.rewards),
+            },
+            None => "not in the database".to_string(),
+        };
+        println!(
+            "  {} {:24} -> {value}",
+            if mv.optimal { "*" } else { " " },
+            mv.text
+        );
+    }
+}

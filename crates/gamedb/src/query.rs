@@ -1,0 +1,356 @@
+//! Querying a game database with the game at hand: states by their GDL fluents, by moves from
+//! the initial state, or by rank; values, and the optimal moves found by looking every
+//! successor up.
+
+use std::path::Path;
+
+use serde::Serialize;
+use symgame_db::{Database, Hit};
+use symgame_explicit::{play_moves, MoveId, Reasoner, State};
+use symgame_ground::{GroundGame, GroundTerm};
+use symgame_symbolic::{Encoding, Order};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::metadata::{fingerprint, Metadata};
+
+/// The value of one state, as a database stores it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Value {
+    /// The number of the state's layer (its BFS depth in a layered database, else 0).
+    pub layer: u32,
+    /// Its rank within the layer.
+    pub rank: u64,
+    /// Its rank over the whole file (the states of earlier layers first).
+    pub global_rank: u64,
+    /// The reward of every role under optimal play, in role order.
+    pub rewards: Vec<u8>,
+    /// Single-player games: moves to the nearest terminal state with that reward.
+    pub distance: Option<u32>,
+}
+
+/// A joint move from a queried state and what it leads to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Successor {
+    /// One move per role (indexes into each role's moves).
+    pub joint: Vec<MoveId>,
+    /// The state it leads to.
+    pub state: State,
+    /// That state's value (`None` if the database does not hold it: an unsolved state of a
+    /// game with cycles).
+    pub value: Option<Value>,
+    /// Whether the move keeps the value: the same rewards, and for single-player games a
+    /// distance one less.
+    pub optimal: bool,
+}
+
+/// Everything a query answers about one state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// The state.
+    pub state: State,
+    /// Its value, layer and rank.
+    pub value: Value,
+    /// Whether the game is over in it.
+    pub terminal: bool,
+    /// The role with a choice (at least two legal moves); `None` in terminal and forced
+    /// states.
+    pub mover: Option<usize>,
+    /// Every joint move, in the reasoner's order, with its successor's value.
+    pub successors: Vec<Successor>,
+}
+
+impl Answer {
+    /// The optimal joint moves.
+    pub fn optimal(&self) -> impl Iterator<Item = &Successor> {
+        self.successors.iter().filter(|s| s.optimal)
+    }
+}
+
+/// A database file opened for one game: checks on open that the file was made for this
+/// ground game and variable order (the fingerprint), then answers queries about its states.
+pub struct GameDatabase {
+    db: Database,
+    game: GroundGame,
+    encoding: Encoding,
+    reasoner: Reasoner,
+    metadata: Metadata,
+}
+
+impl GameDatabase {
+    /// Open the database at `path` for `game` with variables in `order` (the order the export
+    /// used; `Order::default()` for the CLI's files). The whole file is validated.
+    ///
+    /// Errors: [`ErrorKind::FingerprintMismatch`] if the file was made for another game or
+    /// order; [`ErrorKind::Database`] with the reader's kind (foreign, truncated, checksum,
+    /// ...); [`ErrorKind::Metadata`] if the metadata is not a game database's.
+    pub fn open(path: &Path, game: GroundGame, order: Order) -> Result<GameDatabase> {
+        let encoding = Encoding::new(&game, order);
+        let fp = fingerprint(&game, &encoding);
+        let db = Database::open(path, Some(&fp)).map_err(|e| match e.kind() {
+            symgame_db::ErrorKind::FingerprintMismatch => {
+                // Name the game the file was made for, when the file says so.
+                let made_for = Database::open(path, None)
+                    .ok()
+                    .and_then(|d| Metadata::from_bytes(d.metadata()).ok())
+                    .map_or("another game".to_string(), |m| m.game);
+                Error::new(
+                    ErrorKind::FingerprintMismatch,
+                    format!(
+                        "{}: the database was made for {made_for}, not for the game given \
+                         (fingerprint mismatch: another ground game or variable order)",
+                        path.display()
+                    ),
+                )
+            }
+            _ => Error::from(e),
+        })?;
+        let metadata = Metadata::from_bytes(db.metadata())
+            .map_err(|e| Error::new(ErrorKind::Metadata, format!("{}: {e}", path.display())))?;
+        let reasoner = Reasoner::new(&game);
+        Ok(GameDatabase {
+            db,
+            game,
+            encoding,
+            reasoner,
+            metadata,
+        })
+    }
+
+    /// The file's metadata.
+    pub fn metadata(&self) -> &Metadata {
+        &self.metadata
+    }
+
+    /// The database file.
+    pub fn database(&self) -> &Database {
+        &self.db
+    }
+
+    /// The ground game.
+    pub fn game(&self) -> &GroundGame {
+        &self.game
+    }
+
+    /// The variable layout.
+    pub fn encoding(&self) -> &Encoding {
+        &self.encoding
+    }
+
+    /// The explicit reasoner the successors come from.
+    pub fn reasoner(&self) -> &Reasoner {
+        &self.reasoner
+    }
+
+    /// The state whose true fluents are `fluents` (the others false).
+    ///
+    /// Errors: [`ErrorKind::UnknownFluent`] for a term that is not a fluent of the game.
+    pub fn state_of(&self, fluents: &[GroundTerm]) -> Result<State> {
+        let mut s = State::empty(self.game.fluents.len());
+        for t in fluents {
+            let f = self.game.find_fluent(t).ok_or_else(|| {
+                Error::new(
+                    ErrorKind::UnknownFluent,
+                    format!(
+                        "{t} is not a fluent of the game (it has {} fluents, e.g. {})",
+                        self.game.fluents.len(),
+                        self.game
+                            .fluents
+                            .first()
+                            .map_or("none".to_string(), |f| f.to_string())
+                    ),
+                )
+            })?;
+            s.insert(f);
+        }
+        Ok(s)
+    }
+
+    /// The state after `moves` from the initial state (each move played by the role for which
+    /// it is legal, the others playing their only legal move).
+    ///
+    /// Errors: [`ErrorKind::IllegalMove`] naming the first move that cannot be played.
+    pub fn play(&self, moves: &[GroundTerm]) -> Result<State> {
+        let r = &self.reasoner;
+        play_moves(r, &self.game, &r.initial_state(), moves)
+            .map_err(|m| Error::new(ErrorKind::IllegalMove, m))
+    }
+
+    /// The true fluents of `state` as GDL terms.
+    pub fn fluent_terms(&self, state: &State) -> Vec<String> {
+        state
+            .fluents()
+            .map(|f| self.game.fluents[f].to_string())
+            .collect()
+    }
+
+    /// The value of `state`, or `None` if the database does not hold it.
+    pub fn lookup(&self, state: &State) -> Option<Value> {
+        let a = self.encoding.assignment(state.fluents());
+        self.db.lookup(&a).map(value_of)
+    }
+
+    /// The value of `state`.
+    ///
+    /// Errors: [`ErrorKind::NotInDatabase`] if the state is not there (not reachable, or not
+    /// solved).
+    pub fn value(&self, state: &State) -> Result<Value> {
+        self.lookup(state).ok_or_else(|| {
+            Error::new(
+                ErrorKind::NotInDatabase,
+                format!(
+                    "the state {} is not in the database: it is not reachable from the initial \
+                     state (or was left unsolved)",
+                    self.fluent_terms(state).join(" ")
+                ),
+            )
+        })
+    }
+
+    /// The value of `state`, whether the game is over, who moves, and every joint move with
+    /// its successor's value, the optimal ones marked.
+    ///
+    /// Errors: those of [`Self::value`].
+    pub fn answer(&self, state: &State) -> Result<Answer> {
+        let value = self.value(state)?;
+        let r = &self.reasoner;
+        let terminal = r.is_terminal(state);
+        let (mover, successors) = if terminal {
+            (None, Vec::new())
+        } else {
+            let mover = (0..r.num_roles()).find(|&p| r.legal_moves(state, p).len() > 1);
+            let successors = r
+                .joint_moves(state)
+                .into_iter()
+                .map(|joint| {
+                    let next = r.next_state(state, &joint);
+                    let v = self.lookup(&next);
+                    let optimal = v.as_ref().is_some_and(|v| keeps_value(&value, v));
+                    Successor {
+                        joint,
+                        state: next,
+                        value: v,
+                        optimal,
+                    }
+                })
+                .collect();
+            (mover, successors)
+        };
+        Ok(Answer {
+            state: state.clone(),
+            value,
+            terminal,
+            mover,
+            successors,
+        })
+    }
+
+    /// The state of rank `rank`: within the layer numbered `layer`, or over the whole file
+    /// (global rank) when `layer` is `None`.
+    ///
+    /// Errors: [`ErrorKind::NoSuchLayer`], [`ErrorKind::RankOutOfRange`].
+    pub fn unrank(&self, rank: u64, layer: Option<u32>) -> Result<State> {
+        let a = match layer {
+            Some(k) => {
+                let (pos, info) = self
+                    .db
+                    .layers()
+                    .enumerate()
+                    .find(|(_, l)| l.number == k)
+                    .ok_or_else(|| {
+                        let numbers: Vec<u32> = self.db.layers().map(|l| l.number).collect();
+                        Error::new(
+                            ErrorKind::NoSuchLayer,
+                            format!(
+                                "the database has no layer {k} (its layers are {})",
+                                ranges(&numbers)
+                            ),
+                        )
+                    })?;
+                self.db.unrank(pos, rank).ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::RankOutOfRange,
+                        format!(
+                            "rank {rank} is out of range: layer {k} has {} states (ranks 0..{})",
+                            info.states,
+                            info.states.saturating_sub(1)
+                        ),
+                    )
+                })?
+            }
+            None => {
+                self.db
+                    .unrank_global(rank)
+                    .ok_or_else(|| {
+                        Error::new(
+                            ErrorKind::RankOutOfRange,
+                            format!(
+                                "rank {rank} is out of range: the database has {} states (ranks \
+                                 0..{})",
+                                self.db.len(),
+                                self.db.len().saturating_sub(1)
+                            ),
+                        )
+                    })?
+                    .0
+            }
+        };
+        let mut s = State::empty(self.game.fluents.len());
+        for f in self.encoding.fluents_of(&a) {
+            s.insert(f);
+        }
+        Ok(s)
+    }
+
+    /// The moves of `joint` as text: the mover's move when one role has a choice, else every
+    /// role's move (`role: move`, comma-separated).
+    pub fn move_text(&self, joint: &[MoveId], mover: Option<usize>) -> String {
+        match mover {
+            Some(p) => self.game.roles[p].moves[joint[p]].to_string(),
+            None => joint
+                .iter()
+                .enumerate()
+                .map(|(p, &m)| {
+                    format!(
+                        "{}: {}",
+                        self.game.roles[p].name, self.game.roles[p].moves[m]
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}
+
+fn value_of(hit: Hit<'_>) -> Value {
+    Value {
+        layer: hit.layer_number,
+        rank: hit.rank,
+        global_rank: hit.global_rank,
+        rewards: hit.outcome.rewards.clone(),
+        distance: hit.outcome.distance,
+    }
+}
+
+/// Whether moving from a state of value `from` to one of value `to` is optimal.
+fn keeps_value(from: &Value, to: &Value) -> bool {
+    from.rewards == to.rewards
+        && match (from.distance, to.distance) {
+            (Some(d), Some(e)) => d == e + 1,
+            (None, None) => true,
+            _ => false,
+        }
+}
+
+/// `0..20` for consecutive numbers, else a list.
+fn ranges(numbers: &[u32]) -> String {
+    match numbers {
+        [] => "none".to_string(),
+        [a] => a.to_string(),
+        [a, .., b] if (*b - *a) as usize + 1 == numbers.len() => format!("{a}..={b}"),
+        _ => numbers
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}

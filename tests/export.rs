@@ -1,0 +1,603 @@
+//! Game databases (`symgame export`, `symgame query`, crate symgame-gamedb): every state of the
+//! small games has in its database the value the solver gives it (`Solved::value_of`) and the
+//! value an explicit minimax over the explicit reasoner gives it; ranks round-trip; damaged,
+//! foreign and mismatched files are refused with the reader's error.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use symgame_bdd::{Backend, BddEngine, BiodivineEngine, EngineConfig};
+use symgame_db::Database;
+use symgame_explicit::{Reasoner, State};
+use symgame_gamedb::{export, ErrorKind, ExportOptions, Exported, GameDatabase, Layering};
+use symgame_ground::{GroundGame, GroundTerm};
+use symgame_symbolic::{
+    preference, solve, Encoding, GameKind, LayeredMode, SearchLimits, SolveOptions, SymbolicGame,
+    SymbolicOptions,
+};
+
+use crate::{ground_file, root};
+
+/// A fresh directory for one test's files.
+fn dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("export-tests")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn game(name: &str) -> GroundGame {
+    ground_file(&root().join("gdl").join(format!("{name}.kif")))
+}
+
+fn options(name: &str) -> ExportOptions {
+    ExportOptions {
+        engine: EngineConfig::small(),
+        game_name: format!("{name}.kif"),
+        ..ExportOptions::default()
+    }
+}
+
+/// Export `name` to `out` with `opts`; the file must have been written.
+fn export_to(game: &GroundGame, out: &Path, opts: &ExportOptions) -> Exported {
+    let done = export(game, out, opts, |_| {}).unwrap();
+    assert_eq!(done.stopped(), None);
+    let w = done.written.as_ref().expect("a file");
+    assert_eq!(std::fs::metadata(out).unwrap().len(), w.bytes);
+    done
+}
+
+/// Explicit minimax with the solver's preference rule (the role with a choice picks the best
+/// outcome for it among its successors); single-player also the distance to the best reward.
+/// Memoised over every reachable state.
+struct Minimax<'r> {
+    r: &'r Reasoner,
+    memo: HashMap<State, (Vec<u8>, u32)>,
+}
+
+impl Minimax<'_> {
+    fn value(&mut self, s: &State) -> (Vec<u8>, u32) {
+        if let Some(v) = self.memo.get(s) {
+            return v.clone();
+        }
+        let n = self.r.num_roles();
+        let v = if self.r.is_terminal(s) {
+            ((0..n).map(|p| self.r.goal(s, p).unwrap_or(0)).collect(), 0)
+        } else {
+            let mover = (0..n)
+                .find(|&p| self.r.legal_moves(s, p).len() > 1)
+                .unwrap_or(0);
+            let succ: Vec<(Vec<u8>, u32)> = self
+                .r
+                .joint_moves(s)
+                .iter()
+                .map(|j| {
+                    let t = self.r.next_state(s, j);
+                    self.value(&t)
+                })
+                .collect();
+            let outcomes: Vec<Vec<u8>> = succ.iter().map(|x| x.0.clone()).collect();
+            let best = outcomes[preference(&outcomes, mover)[0]].clone();
+            let dist = succ.iter().filter(|x| x.0 == best).map(|x| x.1).min();
+            (best, dist.unwrap() + 1)
+        };
+        self.memo.insert(s.clone(), v.clone());
+        v
+    }
+}
+
+/// Explicit BFS depth of every reachable state (terminal states not expanded).
+fn depths(r: &Reasoner) -> HashMap<State, u32> {
+    let mut depth = HashMap::from([(r.initial_state(), 0)]);
+    let mut frontier = vec![r.initial_state()];
+    let mut d = 0;
+    while !frontier.is_empty() {
+        d += 1;
+        let mut next = Vec::new();
+        for s in frontier.iter().filter(|s| !r.is_terminal(s)) {
+            for j in r.joint_moves(s) {
+                let t = r.next_state(s, &j);
+                if !depth.contains_key(&t) {
+                    depth.insert(t.clone(), d);
+                    next.push(t);
+                }
+            }
+        }
+        frontier = next;
+    }
+    depth
+}
+
+/// Export `name` (as one layer when `whole_set`), then check every reachable state's database
+/// value against the solver and an explicit minimax, the optimal-move flags against the
+/// minimax, and every rank's round trip.
+fn check_game(name: &str, whole_set: bool) {
+    let g = game(name);
+    let d = dir(&format!("all-states-{name}-{whole_set}"));
+    let out = d.join(format!("{name}.db"));
+    let opts = ExportOptions {
+        whole_set,
+        ..options(name)
+    };
+    let done = export_to(&g, &out, &opts);
+    let layered = done.solve.layered && !whole_set;
+    assert_eq!(done.layers.len() > 1, layered, "{name}");
+
+    // The solver's own answer, in memory.
+    let enc = Encoding::new(&g, Default::default());
+    let engine = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+    let sg = SymbolicGame::new(&engine, &g, enc, &SymbolicOptions::default()).unwrap();
+    let solve_opts = SolveOptions {
+        keep_classes: true,
+        ..SolveOptions::default()
+    };
+    let solved = solve(&sg, &solve_opts, |_| {}).unwrap();
+    assert_eq!(solved.stats.kind, done.solve.kind, "{name}");
+
+    let r = Reasoner::new(&g);
+    let mut mm = Minimax {
+        r: &r,
+        memo: HashMap::new(),
+    };
+    mm.value(&r.initial_state());
+    let depth = depths(&r);
+    assert_eq!(depth.len(), mm.memo.len(), "{name}: reachable states");
+
+    let db = GameDatabase::open(&out, g.clone(), Default::default()).unwrap();
+    let single = db.metadata().kind == GameKind::SinglePlayer;
+    let want = if layered {
+        Layering::BfsDepth
+    } else {
+        Layering::WholeSet
+    };
+    assert_eq!(db.metadata().layers, want, "{name}");
+    assert_eq!(db.database().len(), mm.memo.len() as u64, "{name}: states");
+    assert_eq!(db.metadata().roles, solved.stats.roles);
+    for (s, (rewards, dist)) in &mm.memo {
+        let fl: Vec<usize> = s.fluents().collect();
+        let v = db.value(s).unwrap();
+        assert_eq!(&v.rewards, rewards, "{name}: {fl:?} database vs minimax");
+        let (o, sd) = solved.value_of(&sg, &fl).unwrap().expect("solved");
+        assert_eq!(
+            v.rewards, solved.stats.outcomes[o],
+            "{name}: {fl:?} vs solver"
+        );
+        assert_eq!(v.distance, sd, "{name}: {fl:?} distance vs solver");
+        if single {
+            assert_eq!(
+                v.distance,
+                Some(*dist),
+                "{name}: {fl:?} distance vs minimax"
+            );
+        }
+        if db.metadata().layers == Layering::BfsDepth {
+            assert_eq!(v.layer, depth[s], "{name}: {fl:?} layer");
+        }
+        // Ranks round-trip, within the layer and over the file.
+        assert_eq!(&db.unrank(v.rank, Some(v.layer)).unwrap(), s, "{name}");
+        assert_eq!(&db.unrank(v.global_rank, None).unwrap(), s, "{name}");
+        // A move is optimal exactly when the minimax value of its successor is the state's.
+        let ans = db.answer(s).unwrap();
+        assert_eq!(ans.terminal, r.is_terminal(s));
+        for succ in &ans.successors {
+            let (sr, sdist) = &mm.memo[&succ.state];
+            let keeps = sr == rewards && (!single || *sdist + 1 == *dist);
+            assert_eq!(succ.optimal, keeps, "{name}: {fl:?} move {:?}", succ.joint);
+        }
+        assert_eq!(ans.optimal().next().is_some(), !ans.terminal, "{name}");
+    }
+    // Every rank is a reachable state, and they are all different.
+    let mut seen = std::collections::HashSet::new();
+    for k in 0..db.database().len() {
+        let s = db.unrank(k, None).unwrap();
+        assert!(
+            mm.memo.contains_key(&s),
+            "{name}: rank {k} is not reachable"
+        );
+        assert!(seen.insert(s), "{name}: rank {k} repeats a state");
+    }
+    assert_eq!(
+        db.unrank(db.database().len(), None).unwrap_err().kind(),
+        &ErrorKind::RankOutOfRange
+    );
+}
+
+#[test]
+fn every_state_of_the_small_games_has_its_solved_value() {
+    for name in [
+        "tictactoe",
+        "nim_1_2_3",
+        "chomp_4x3",
+        "hanoi_3",
+        "climb_rewards",
+        "prisoners_2p",
+    ] {
+        check_game(name, false);
+    }
+    // The layered games also as one layer for the whole set.
+    check_game("tictactoe", true);
+    check_game("prisoners_2p", true);
+}
+
+/// Following optimal moves from the initial state ends in a terminal state with the initial
+/// state's value, after exactly its distance in single-player games.
+#[test]
+fn optimal_play_reaches_the_initial_value() {
+    for (name, layered) in [
+        ("hanoi_3", Layering::WholeSet),
+        ("tictactoe", Layering::BfsDepth),
+    ] {
+        let g = game(name);
+        let out = dir(&format!("optimal-{name}")).join("db");
+        export_to(&g, &out, &options(name));
+        let db = GameDatabase::open(&out, g, Default::default()).unwrap();
+        assert_eq!(db.metadata().layers, layered);
+        let mut s = db.play(&[]).unwrap();
+        let start = db.value(&s).unwrap();
+        let mut moves = 0;
+        loop {
+            let ans = db.answer(&s).unwrap();
+            assert_eq!(ans.value.rewards, start.rewards, "{name}");
+            if ans.terminal {
+                break;
+            }
+            // The last optimal move, so that the path differs from the reasoner's first choice.
+            s = ans.optimal().last().unwrap().state.clone();
+            moves += 1;
+        }
+        if let Some(d) = start.distance {
+            assert_eq!(moves, d, "{name}");
+        }
+    }
+}
+
+/// Exporting a solution directory gives the same file as solving in place, on either engine.
+#[test]
+fn solution_directories_and_engines_give_the_same_file() {
+    let g = game("tictactoe");
+    let d = dir("solution-dir");
+    let direct = d.join("direct.db");
+    export_to(&g, &direct, &options("tictactoe"));
+
+    let sol = d.join("solution");
+    let enc = Encoding::new(&g, Default::default());
+    let solve_opts = SolveOptions {
+        out_dir: Some(sol.clone()),
+        fingerprint: symgame_symbolic::fingerprint(&g, &enc),
+        ..SolveOptions::default()
+    };
+    let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+    let sg = SymbolicGame::new(&e, &g, enc, &SymbolicOptions::default()).unwrap();
+    assert_eq!(solve(&sg, &solve_opts, |_| {}).unwrap().stats.stopped, None);
+    let from_dir = d.join("from-dir.db");
+    let opts = ExportOptions {
+        solution: Some(sol.clone()),
+        ..options("tictactoe")
+    };
+    let done = export_to(&g, &from_dir, &opts);
+    assert!(!done.solved_here);
+    assert_eq!(
+        std::fs::read(&direct).unwrap(),
+        std::fs::read(&from_dir).unwrap()
+    );
+
+    // Ranks and values depend on the state sets, not on the engine's node numbering.
+    let oxidd = d.join("oxidd.db");
+    let opts = ExportOptions {
+        backend: Backend::Oxidd,
+        ..options("tictactoe")
+    };
+    export_to(&g, &oxidd, &opts);
+    let a = Database::open(&direct, None).unwrap();
+    let b = Database::open(&oxidd, None).unwrap();
+    assert_eq!(a.len(), b.len());
+    assert_eq!(a.outcomes(), b.outcomes());
+    for k in 0..a.len() {
+        let (s, x) = a.unrank_global(k).unwrap();
+        let (t, y) = b.unrank_global(k).unwrap();
+        assert_eq!((s, x.outcome_index), (t, y.outcome_index), "rank {k}");
+    }
+
+    // A solution of another game, and an incomplete one, are refused.
+    let nim = game("nim_1_2_3");
+    let err = export(
+        &nim,
+        &d.join("nim.db"),
+        &opts_with(&sol, "nim_1_2_3"),
+        |_| {},
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::Solution);
+    assert!(err.message().contains("another game"), "{err}");
+    let partial = d.join("partial");
+    let stopped = SolveOptions {
+        out_dir: Some(partial.clone()),
+        fingerprint: symgame_symbolic::fingerprint(&g, sg.encoding()),
+        limits: SearchLimits {
+            max_nodes: Some(1),
+            ..SearchLimits::default()
+        },
+        layered: LayeredMode::Auto,
+        ..SolveOptions::default()
+    };
+    assert!(solve(&sg, &stopped, |_| {})
+        .unwrap()
+        .stats
+        .stopped
+        .is_some());
+    let err = export(
+        &g,
+        &d.join("p.db"),
+        &opts_with(&partial, "tictactoe"),
+        |_| {},
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::Solution);
+    assert!(err.message().contains("incomplete"), "{err}");
+    assert!(!d.join("nim.db").exists() && !d.join("p.db").exists());
+}
+
+fn opts_with(solution: &Path, name: &str) -> ExportOptions {
+    ExportOptions {
+        solution: Some(solution.to_path_buf()),
+        ..options(name)
+    }
+}
+
+/// A limit stops the solver: no file, and the stop reason is reported.
+#[test]
+fn a_limit_writes_no_file() {
+    let g = game("tictactoe");
+    let out = dir("limit").join("tt.db");
+    let opts = ExportOptions {
+        limits: SearchLimits {
+            max_nodes: Some(5),
+            ..SearchLimits::default()
+        },
+        ..options("tictactoe")
+    };
+    let done = export(&g, &out, &opts, |_| {}).unwrap();
+    assert_eq!(
+        done.stopped(),
+        Some(symgame_symbolic::StopReason::NodeLimit)
+    );
+    assert!(done.written.is_none());
+    assert!(!out.exists());
+    // The working directory beside the file is gone too.
+    assert_eq!(std::fs::read_dir(out.parent().unwrap()).unwrap().count(), 0);
+    // An output directory that does not exist is an error, and is not created.
+    let missing = out.parent().unwrap().join("missing");
+    let err = export(&g, &missing.join("tt.db"), &options("tictactoe"), |_| {}).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::Io, "{err}");
+    assert!(!missing.exists());
+}
+
+/// Every truncation of a real database is reported as truncated, every single-bit flip as an
+/// error (never a wrong answer), through the game-level API and the reader.
+#[test]
+fn truncated_and_bit_flipped_databases_are_refused() {
+    let g = game("nim_1_2_3");
+    let d = dir("damaged");
+    let out = d.join("nim.db");
+    export_to(&g, &out, &options("nim_1_2_3"));
+    let bytes = std::fs::read(&out).unwrap();
+    let fp = symgame_gamedb::fingerprint(&g, &Encoding::new(&g, Default::default()));
+    assert!(Database::from_bytes(bytes.clone(), Some(&fp)).is_ok());
+    for len in 0..bytes.len() {
+        let err = Database::from_bytes(bytes[..len].to_vec(), Some(&fp))
+            .err()
+            .unwrap_or_else(|| panic!("truncated to {len} bytes and accepted"));
+        assert_eq!(
+            err.kind(),
+            &symgame_db::ErrorKind::Truncated,
+            "length {len}: {err}"
+        );
+    }
+    let damaged = d.join("damaged.db");
+    for len in [0, 5, 80, bytes.len() / 2, bytes.len() - 1] {
+        std::fs::write(&damaged, &bytes[..len]).unwrap();
+        let err = GameDatabase::open(&damaged, g.clone(), Default::default())
+            .err()
+            .unwrap_or_else(|| panic!("truncated to {len} bytes and accepted"));
+        assert_eq!(
+            err.kind(),
+            &ErrorKind::Database(symgame_db::ErrorKind::Truncated),
+            "length {len}: {err}"
+        );
+    }
+    for at in 0..bytes.len() {
+        for bit in 0..8 {
+            let mut b = bytes.clone();
+            b[at] ^= 1 << bit;
+            assert!(
+                Database::from_bytes(b, Some(&fp)).is_err(),
+                "flip at byte {at} bit {bit} accepted"
+            );
+        }
+    }
+    // Through the file API, a flip in a layer is a checksum mismatch naming the layer.
+    let mut b = bytes.clone();
+    let at = bytes.len() - 200;
+    b[at] ^= 0x10;
+    std::fs::write(&damaged, &b).unwrap();
+    let err = GameDatabase::open(&damaged, g, Default::default())
+        .err()
+        .unwrap();
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::Database(symgame_db::ErrorKind::ChecksumMismatch { .. })
+        ),
+        "{err}"
+    );
+}
+
+/// Bad fluents, illegal moves and states outside the database get their own error kinds.
+#[test]
+fn bad_states_and_moves_are_named() {
+    let g = game("tictactoe");
+    let out = dir("bad-input").join("tt.db");
+    export_to(&g, &out, &options("tictactoe"));
+    let db = GameDatabase::open(&out, g, Default::default()).unwrap();
+    let terms = |t: &str| GroundTerm::parse_sequence(t).unwrap();
+    let err = db
+        .state_of(&terms("(cell 1 1 x) (cell 4 4 x)"))
+        .unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::UnknownFluent);
+    assert!(err.message().contains("(cell 4 4 x)"), "{err}");
+    let err = db.play(&terms("(mark 2 2) (mark 2 2)")).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::IllegalMove);
+    let lonely = db.state_of(&terms("(control xplayer)")).unwrap();
+    assert_eq!(
+        db.value(&lonely).unwrap_err().kind(),
+        &ErrorKind::NotInDatabase
+    );
+    assert_eq!(
+        db.unrank(0, Some(10)).unwrap_err().kind(),
+        &ErrorKind::NoSuchLayer
+    );
+    assert_eq!(
+        db.unrank(1, Some(0)).unwrap_err().kind(),
+        &ErrorKind::RankOutOfRange
+    );
+}
+
+fn symgame(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_symgame"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn cli_export_and_query_round_trip_ranks() {
+    let d = dir("cli");
+    let db = d.join("tt.db");
+    let db = db.to_str().unwrap();
+    let (code, out, err) = symgame(&["export", "gdl/tictactoe.kif", "--out", db, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let r = json(&out);
+    assert_eq!(r["states"], 5478);
+    assert_eq!(r["bits_per_value"], 2);
+    assert_eq!(r["layers"].as_array().unwrap().len(), 10);
+    assert_eq!(r["bytes"], std::fs::metadata(db).unwrap().len());
+
+    let q = |extra: &[&str]| {
+        let mut args = vec!["query", db, "--game", "gdl/tictactoe.kif", "--json"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = symgame(&args);
+        assert_eq!(code, 0, "{extra:?}: {err}");
+        json(&out)
+    };
+    // Global rank -> state -> the same global rank; the layer's rank -> the same state.
+    for rank in ["0", "1000", "5477"] {
+        let a = q(&["--rank", rank]);
+        let state: Vec<&str> = a["state"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap())
+            .collect();
+        let b = q(&["--state", &state.join(" ")]);
+        assert_eq!(b["global_rank"].to_string(), rank);
+        let (layer, in_layer) = (a["layer"].to_string(), a["rank"].to_string());
+        let c = q(&["--rank", &in_layer, "--layer", &layer]);
+        assert_eq!(c["state"], a["state"]);
+    }
+    // x in the centre, o on an edge: x wins, and the edge replies are not all optimal.
+    let a = q(&["--moves", "(mark 2 2) (mark 1 2)"]);
+    assert_eq!(a["rewards"][0]["reward"], 100);
+    assert_eq!(a["to_move"], "xplayer");
+    assert_eq!(a["layer"], 2);
+    let optimal = a["optimal"].as_array().unwrap().len();
+    assert!(optimal >= 1 && optimal < a["moves"].as_array().unwrap().len());
+    let (code, out, _) = symgame(&["query", db, "--game", "gdl/tictactoe.kif", "--moves", ""]);
+    assert_eq!(code, 0);
+    assert!(out.contains("xplayer 50, oplayer 50"), "{out}");
+}
+
+#[test]
+fn cli_refuses_foreign_truncated_and_mismatched_files() {
+    let d = dir("cli-errors");
+    let db = d.join("tt.db");
+    let (code, _, err) = symgame(&["export", "gdl/tictactoe.kif", "--out", db.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let query = |file: &str, game: &str, extra: &[&str]| {
+        let mut args = vec!["query", file, "--game", game];
+        args.extend_from_slice(extra);
+        symgame(&args)
+    };
+    let tt = "gdl/tictactoe.kif";
+    // A GDL file is not a database.
+    let (code, _, err) = query(tt, tt, &["--rank", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a symgame database"), "{err}");
+    // Truncated.
+    let bytes = std::fs::read(&db).unwrap();
+    let short = d.join("short.db");
+    std::fs::write(&short, &bytes[..bytes.len() / 2]).unwrap();
+    let (code, _, err) = query(short.to_str().unwrap(), tt, &["--rank", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("truncated"), "{err}");
+    // One flipped bit.
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] ^= 4;
+    let bad = d.join("flipped.db");
+    std::fs::write(&bad, &flipped).unwrap();
+    let (code, _, err) = query(bad.to_str().unwrap(), tt, &["--rank", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("checksum mismatch"), "{err}");
+    // Made for tic-tac-toe, queried with Nim.
+    let (code, _, err) = query(db.to_str().unwrap(), "gdl/nim_1_2_3.kif", &["--rank", "0"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("fingerprint mismatch") && err.contains("made for tictactoe.kif"),
+        "{err}"
+    );
+    // Bad fluents, illegal moves, ranks out of range.
+    let db = db.to_str().unwrap();
+    for (args, want) in [
+        (&["--state", "(cell 1 1 q)"][..], "not a fluent"),
+        (&["--moves", "(mark 2 2) (mark 2 2)"][..], "move 2"),
+        (&["--rank", "5478"][..], "out of range"),
+        (&["--rank", "0", "--layer", "99"][..], "no layer 99"),
+    ] {
+        let (code, _, err) = query(db, tt, args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn cli_export_limits_exit_3_without_a_file() {
+    let d = dir("cli-limit");
+    let db = d.join("tt.db");
+    let (code, _, err) = symgame(&[
+        "export",
+        "gdl/tictactoe.kif",
+        "--out",
+        db.to_str().unwrap(),
+        "--node-limit",
+        "5",
+    ]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("node limit") && err.contains("no database"),
+        "{err}"
+    );
+    assert!(!db.exists());
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0);
+}

@@ -1,0 +1,156 @@
+//! `symgame solve`: values, tables, solution files, limits and the games it must refuse.
+
+use crate::{root, symgame};
+use std::path::{Path, PathBuf};
+use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
+
+/// A fresh directory under the target directory.
+fn scratch(name: &str) -> PathBuf {
+    let d = root()
+        .join("target/test-scratch")
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn tictactoe_is_a_draw_with_the_table_and_json() {
+    let (code, out, err) = symgame(&["solve", "gdl/tictactoe.kif"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("initial state: xplayer 50, oplayer 50 (draw)"),
+        "{out}"
+    );
+    assert!(out.contains("solved layer by layer"), "{out}");
+    let total = out.lines().find(|l| l.starts_with("total")).unwrap();
+    let nums: Vec<&str> = total.split_whitespace().collect();
+    assert_eq!(nums, ["total", "5478", "2936", "1068", "1474"], "{total}");
+    let (code, out, _) = symgame(&["solve", "--json", "--layered", "never", "gdl/tictactoe.kif"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["kind"], "zero-sum");
+    assert_eq!(v["layered"], false);
+    let initial = v["initial"].as_u64().unwrap() as usize;
+    assert_eq!(v["outcomes"][initial], serde_json::json!([50, 50]));
+    assert_eq!(v["states"], "5478");
+}
+
+#[test]
+fn single_player_reports_the_best_reward_and_its_distance() {
+    let (code, out, err) = symgame(&["solve", "gdl/climb_rewards.kif"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("initial state: climber 100 (best reward in 4 moves)"),
+        "{out}"
+    );
+}
+
+/// Loads every class of a solution directory into one engine; returns (outcome, states) pairs.
+fn load_solution(dir: &Path, num_vars: u32) -> Vec<(Vec<u8>, u64)> {
+    let m = symgame_symbolic::read_manifest(dir).unwrap();
+    assert!(m.complete);
+    let e = BiodivineEngine::new(num_vars, &EngineConfig::small()).unwrap();
+    let counted: symgame_bdd::VarSet = (0..num_vars).step_by(2).collect();
+    let mut per: Vec<(Vec<u8>, u64)> = m.stats.outcomes.iter().map(|o| (o.clone(), 0)).collect();
+    for (_, file) in &m.files {
+        let layer = symgame_symbolic::read_stored(&dir.join(file)).unwrap();
+        assert_eq!(layer.fingerprint, m.fingerprint);
+        for c in layer.classes {
+            let b = e.import(&c.nodes).unwrap();
+            let n: u64 = e.sat_count_over(&b, &counted).try_into().unwrap();
+            per[c.outcome as usize].1 += n;
+        }
+    }
+    per
+}
+
+#[test]
+fn solution_files_round_trip_and_reject_damage() {
+    let dir = scratch("ttt-solution");
+    let d = dir.to_str().unwrap();
+    let (code, out, err) = symgame(&["solve", "--out", d, "gdl/tictactoe.kif"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("solution written to"), "{out}");
+    // 29 fluents, two variables each (the encoding of tictactoe).
+    let per = load_solution(&dir, 58);
+    let mut counts: Vec<(Vec<u8>, u64)> = per.into_iter().filter(|x| x.1 > 0).collect();
+    counts.sort();
+    assert_eq!(
+        counts,
+        [
+            (vec![0, 100], 1474),
+            (vec![50, 50], 1068),
+            (vec![100, 0], 2936)
+        ]
+    );
+    // No temporary files are left.
+    let leftovers: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+
+    let file = dir.join("layer-0005.sol");
+    let good = std::fs::read(&file).unwrap();
+    let err_of = |bytes: &[u8]| -> String {
+        std::fs::write(&file, bytes).unwrap();
+        symgame_symbolic::read_stored(&file)
+            .expect_err("damaged file accepted")
+            .to_string()
+    };
+    for cut in [0, 5, 20, good.len() / 2, good.len() - 1] {
+        let msg = err_of(&good[..cut]);
+        assert!(msg.contains("layer-0005.sol"), "{msg}");
+    }
+    for at in [40, good.len() / 2, good.len() - 1] {
+        let mut bad = good.clone();
+        bad[at] ^= 0x10;
+        assert!(err_of(&bad).contains("checksum mismatch"), "byte {at}");
+    }
+    let mut future = good.clone();
+    future[8] = 99;
+    assert!(err_of(&future).contains("format version 99"));
+    assert!(err_of(b"(role x)\n(init (p))\n(<= terminal (true (p)))\n").contains("wrong magic"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_time_limit_exits_3_and_marks_the_solution_incomplete() {
+    let dir = scratch("c4-limit");
+    let d = dir.to_str().unwrap();
+    let (code, _, err) = symgame(&[
+        "solve",
+        "--time-limit",
+        "0",
+        "--out",
+        d,
+        "gdl/connect4_4x4.kif",
+    ]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("time limit reached"), "{err}");
+    let m = symgame_symbolic::read_manifest(&dir).unwrap();
+    assert!(!m.complete);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn games_outside_the_solver_get_a_clear_message() {
+    for (game, msg) in [
+        ("matching_pennies", "simultaneous moves"),
+        ("three_roles", "the game has 3 roles"),
+        ("dead_end", "no legal joint move"),
+    ] {
+        let path = format!("tests/games/{game}.kif");
+        let (code, _, err) = symgame(&["solve", &path]);
+        assert_eq!(code, 2, "{game}: {err}");
+        assert!(err.contains(&path) && err.contains(msg), "{game}: {err}");
+    }
+    // The state is named with its fluents.
+    let (_, _, err) = symgame(&["solve", "tests/games/dead_end.kif"]);
+    assert!(err.contains("(state: (at stuck))"), "{err}");
+    // Reachability still works on them.
+    let (code, _, err) = symgame(&["reach", "tests/games/matching_pennies.kif"]);
+    assert_eq!(code, 0, "{err}");
+}
