@@ -1,12 +1,17 @@
 //! From a checked GDL description to a ground game.
 //!
-//! 1. Relations that do not depend on `true` or `does` (static ones: `succ`, arithmetic tables,
-//!    adjacency, `role`, `init`) are computed exactly, stratum by stratum.
-//! 2. The dynamic relations are found by a relaxed fixpoint: negation on dynamic relations is
-//!    ignored, `distinct` and negation on static relations are honoured, and the bridge rules
-//!    `true ⇐ init`, `true ⇐ next`, `does ⇐ legal` connect the time steps. Every rule binding
-//!    found on the way is kept as a ground rule with its static literals folded away.
-//! 3. The ground rules become a circuit: constants propagated, aliases merged, rules outside the
+//! 0. Rule bodies are decomposed (independent variable groups, variable elimination, projection
+//!    where a variable stops being needed), so that joins cost sums instead of products.
+//! 1. *Complete* relations (static ones read under `not`, facts, `role`, `init`, `cost`, and all
+//!    they depend on) are computed exactly, stratum by stratum.
+//! 2. Demand restriction (`demand.rs`, magic sets) guards every other relation not read under
+//!    `not`, so that it is only evaluated for the argument values its callers can ask for.
+//! 3. The dynamic relations, and the other static ones restricted to their demanded atoms, are
+//!    found by a relaxed fixpoint: negation on dynamic relations is ignored, `distinct` and
+//!    negation on static relations are honoured, and the bridge rules `true ⇐ init`,
+//!    `true ⇐ next`, `does ⇐ legal` connect the time steps. Every rule binding found on the way
+//!    is kept as a ground rule with its static literals folded away.
+//! 4. The ground rules become a circuit: constants propagated, aliases merged, rules outside the
 //!    cone of `legal`, `next`, `goal` and `terminal` dropped, recursive atoms grouped into
 //!    cyclic blocks (a negative cycle at ground level is an error).
 
