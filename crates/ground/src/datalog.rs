@@ -5,7 +5,7 @@
 //! looks its candidates up through an index on one bound *path* (an argument position, possibly
 //! inside a function term: `(true (cell ?x 2 ?p))` can be looked up by the `2` at path `[0, 1]`).
 
-use crate::terms::{FxHashMap, TermId, TermNode, TermStore};
+use crate::terms::{ChainHeads, FxHashMap, TermId, TermNode, TermStore};
 use std::collections::HashMap;
 use std::time::Instant;
 use symgame_gdl::{Span, Sym, Term};
@@ -133,9 +133,18 @@ pub(crate) fn lookup_instance(p: &Pattern, env: &[u32], store: &TermStore) -> Op
         Pattern::Ground(g) => Some(*g),
         Pattern::Var(v) => Some(TermId(env[*v as usize])),
         Pattern::Func(f, ps) => {
-            let args: Option<Box<[TermId]>> =
-                ps.iter().map(|p| lookup_instance(p, env, store)).collect();
-            store.lookup(&TermNode::Func(*f, args?))
+            let mut small = [TermId(0); 8];
+            let mut big;
+            let args: &mut [TermId] = if ps.len() <= small.len() {
+                &mut small[..ps.len()]
+            } else {
+                big = vec![TermId(0); ps.len()];
+                &mut big
+            };
+            for (a, p) in args.iter_mut().zip(ps) {
+                *a = lookup_instance(p, env, store)?;
+            }
+            store.lookup_func(*f, args)
         }
     }
 }
@@ -183,14 +192,67 @@ pub(crate) fn instantiate(p: &Pattern, env: &[u32], store: &mut TermStore) -> Te
         Pattern::Ground(g) => *g,
         Pattern::Var(v) => TermId(env[*v as usize]),
         Pattern::Func(f, ps) => {
-            let args: Box<[TermId]> = ps.iter().map(|p| instantiate(p, env, store)).collect();
-            store.intern(TermNode::Func(*f, args))
+            let mut small = [TermId(0); 8];
+            let mut big;
+            let args: &mut [TermId] = if ps.len() <= small.len() {
+                &mut small[..ps.len()]
+            } else {
+                big = vec![TermId(0); ps.len()];
+                &mut big
+            };
+            for (a, p) in args.iter_mut().zip(ps) {
+                *a = instantiate(p, env, store);
+            }
+            store.intern_func(*f, args)
         }
     }
 }
 
-/// A composite index: the key terms at some paths -> ascending tuple indexes.
-type Index = FxHashMap<Box<[TermId]>, Vec<u32>>;
+/// A composite index on some paths: key hash -> the last tuple with that key hash; `chain[i]`
+/// is the previous tuple with the same key hash (or `u32::MAX`). No allocation per key: a
+/// chain may mix keys whose hashes collide, which the caller's unification filters out.
+#[derive(Default)]
+struct Index {
+    paths: Vec<Vec<u8>>,
+    heads: ChainHeads,
+    /// One entry per tuple (`u32::MAX` also for tuples without a key at these paths).
+    chain: Vec<u32>,
+}
+
+impl Index {
+    fn add(&mut self, i: u32, t: &[TermId], store: &TermStore) {
+        debug_assert_eq!(self.chain.len(), i as usize);
+        let prev = match key_hash(t, &self.paths, store) {
+            Some(h) => self.heads.insert(h, i).unwrap_or(u32::MAX),
+            None => u32::MAX,
+        };
+        self.chain.push(prev);
+    }
+}
+
+fn hash_keys(keys: impl Iterator<Item = TermId>) -> u64 {
+    use std::hash::Hasher;
+    let mut h = crate::terms::FxHasher::default();
+    for k in keys {
+        h.write_u32(k.0);
+    }
+    h.finish()
+}
+
+fn key_hash(t: &[TermId], paths: &[Vec<u8>], store: &TermStore) -> Option<u64> {
+    let mut ks = [TermId(0); 16];
+    let mut v: Vec<TermId>;
+    let keys: &mut [TermId] = if paths.len() <= ks.len() {
+        &mut ks[..paths.len()]
+    } else {
+        v = vec![TermId(0); paths.len()];
+        &mut v
+    };
+    for (k, p) in keys.iter_mut().zip(paths) {
+        *k = key_at(t, p, store)?;
+    }
+    Some(hash_keys(keys.iter().copied()))
+}
 
 /// A relation: a set of tuples with lazily built indexes on paths.
 #[derive(Default)]
@@ -200,10 +262,11 @@ pub(crate) struct Relation {
     count: u32,
     /// Tuple hash -> the last tuple with that hash; `chain[i]` is the previous one (or
     /// `u32::MAX`). The tuples themselves stay in the flat `tuples` array: no allocation per tuple.
-    heads: FxHashMap<u64, u32>,
+    heads: ChainHeads,
     chain: Vec<u32>,
-    /// (paths, key terms at those paths -> ascending tuple indexes)
-    indexes: Vec<(Vec<Vec<u8>>, Index)>,
+    indexes: Vec<Index>,
+    /// (path, tuple count when measured, distinct keys at the path then), for join planning
+    distinct: Vec<(Vec<u8>, u32, u32)>,
     /// tuples below `old_end` are old, `old_end..delta_end` are the delta of this round
     pub old_end: u32,
     pub delta_end: u32,
@@ -232,7 +295,7 @@ impl Relation {
     }
 
     fn find_hashed(&self, t: &[TermId], h: u64) -> Option<u32> {
-        let mut i = *self.heads.get(&h)?;
+        let mut i = self.heads.get(h)?;
         while i != u32::MAX {
             if self.tuple(i) == t {
                 return Some(i);
@@ -257,31 +320,69 @@ impl Relation {
         self.tuples.extend_from_slice(t);
         let prev = self.heads.insert(h, i).unwrap_or(u32::MAX);
         self.chain.push(prev);
-        for (paths, index) in self.indexes.iter_mut() {
-            if let Some(k) = keys_at(t, paths, store) {
-                index.entry(k).or_default().push(i);
-            }
+        for index in self.indexes.iter_mut() {
+            index.add(i, t, store);
         }
         (i, true)
     }
 
-    /// The number of the composite index on `paths`, built if needed.
-    fn index_id(&mut self, paths: &[Vec<u8>], store: &TermStore) -> usize {
-        if let Some(i) = self.indexes.iter().position(|(p, _)| p == paths) {
-            return i;
-        }
-        let mut index: FxHashMap<Box<[TermId]>, Vec<u32>> = FxHashMap::default();
-        for i in 0..self.count {
-            if let Some(k) = keys_at(self.tuple(i), paths, store) {
-                index.entry(k).or_default().push(i);
+    /// The number of distinct keys at `path` (measured again once the relation has doubled).
+    fn distinct_at(&mut self, path: &[u8], store: &TermStore) -> u32 {
+        if let Some(&(_, at, n)) = self.distinct.iter().find(|(p, _, _)| p == path) {
+            if self.count < at.saturating_mul(2).max(16) {
+                return n;
             }
         }
-        self.indexes.push((paths.to_vec(), index));
+        let mut keys: std::collections::HashSet<
+            TermId,
+            std::hash::BuildHasherDefault<crate::terms::FxHasher>,
+        > = Default::default();
+        for i in 0..self.count {
+            if let Some(k) = key_at(self.tuple(i), path, store) {
+                keys.insert(k);
+            }
+        }
+        let n = keys.len() as u32;
+        match self.distinct.iter_mut().find(|(p, _, _)| p == path) {
+            Some(e) => *e = (path.to_vec(), self.count, n),
+            None => self.distinct.push((path.to_vec(), self.count, n)),
+        }
+        n
+    }
+
+    /// The number of the composite index on `paths`, built if needed.
+    fn index_id(&mut self, paths: &[Vec<u8>], store: &TermStore) -> usize {
+        if let Some(i) = self.indexes.iter().position(|x| x.paths == paths) {
+            return i;
+        }
+        let mut index = Index {
+            paths: paths.to_vec(),
+            ..Default::default()
+        };
+        for i in 0..self.count {
+            let a = self.arity;
+            index.add(i, &self.tuples[i as usize * a..(i as usize + 1) * a], store);
+        }
+        self.indexes.push(index);
         self.indexes.len() - 1
     }
 
-    fn bucket(&self, id: usize, key: &[TermId]) -> &[u32] {
-        self.indexes[id].1.get(key).map_or(&[], |v| v.as_slice())
+    /// Appends to `out` the tuples in `lo..hi` whose keys at index `id`'s paths hash like
+    /// `key`, ascending.
+    fn bucket(&self, id: usize, key: &[TermId], lo: u32, hi: u32, out: &mut Vec<u32>) {
+        let index = &self.indexes[id];
+        let Some(head) = index.heads.get(hash_keys(key.iter().copied())) else {
+            return;
+        };
+        let start = out.len();
+        let mut i = head;
+        while i != u32::MAX && i >= lo {
+            if i < hi {
+                out.push(i);
+            }
+            i = index.chain[i as usize];
+        }
+        out[start..].reverse();
     }
 }
 
@@ -300,10 +401,6 @@ fn key_at(t: &[TermId], path: &[u8], store: &TermStore) -> Option<TermId> {
         TermNode::Func(f, _) => Some(functor_key(*f)),
         TermNode::Const(_) => None,
     }
-}
-
-fn keys_at(t: &[TermId], paths: &[Vec<u8>], store: &TermStore) -> Option<Box<[TermId]>> {
-    paths.iter().map(|p| key_at(t, p, store)).collect()
 }
 
 /// Which tuples of a relation a literal ranges over in a semi-naive round.
@@ -348,6 +445,11 @@ enum Step {
         index: Option<usize>,
         keys: Vec<Leaf>,
     },
+    /// Look up positive literal `lit`, whose variables are all bound, in `range`.
+    Check {
+        lit: usize,
+        range: Range,
+    },
     Distinct(usize),
     Equal(usize),
     Neg(usize),
@@ -381,6 +483,13 @@ fn plan(
             Some(d) if i < d => Range::Old,
             _ => Range::All,
         };
+        if CRule::vars_of(&rule.pos[i].1)
+            .iter()
+            .all(|&v| bound[v as usize])
+        {
+            steps.push(Step::Check { lit: i, range });
+            return;
+        }
         let mut leaves = Vec::new();
         for (k, p) in rule.pos[i].1.iter().enumerate() {
             p.leaves(&mut vec![k as u8], &mut leaves);
@@ -439,13 +548,34 @@ fn plan(
                 steps.push(Step::Neg(j));
             }
         }
-        // next literal: fewest unbound variables, then the smallest relation
-        let mut best: Option<(usize, (usize, u32))> = None;
+        // next literal: a lookup if one is fully bound, else the fewest expected candidates
+        // (relation size over the distinct keys at the known leaves), then the fewest unbound
+        // variables
+        let mut best: Option<(usize, (u64, usize))> = None;
         for (i, _) in done.iter().enumerate().filter(|(_, d)| !**d) {
             let vars = CRule::vars_of(&rule.pos[i].1);
             let unbound = vars.iter().filter(|&&v| !bound[v as usize]).count();
-            let size = rels.get(&rule.pos[i].0).map_or(0, |r| r.len());
-            let score = (unbound, size);
+            let expected = if unbound == 0 {
+                0
+            } else {
+                let mut leaves = Vec::new();
+                for (k, p) in rule.pos[i].1.iter().enumerate() {
+                    p.leaves(&mut vec![k as u8], &mut leaves);
+                }
+                let rel = rels.get_mut(&rule.pos[i].0).expect("relation exists");
+                let mut est = rel.len() as f64;
+                for (path, leaf) in &leaves {
+                    let known = match leaf {
+                        Leaf::Key(_) => true,
+                        Leaf::Var(v) => bound[*v as usize],
+                    };
+                    if known {
+                        est /= rel.distinct_at(path, store).max(1) as f64;
+                    }
+                }
+                1 + est as u64
+            };
+            let score = (expected, unbound);
             if best.is_none_or(|(_, s)| score < s) {
                 best = Some((i, score));
             }
@@ -489,6 +619,8 @@ pub(crate) struct Evaluator<'a> {
     pub rels: &'a mut FxHashMap<Sym, Relation>,
     pub deadline: Option<Instant>,
     pub steps: u64,
+    /// Join steps per rule (by index into the rules), when profiling.
+    pub profile: Option<Vec<u64>>,
 }
 
 /// Per-join working memory.
@@ -558,7 +690,12 @@ impl Evaluator<'_> {
                         trail: vec![Vec::new(); steps.len()],
                         key: Vec::new(),
                     };
-                    self.join(rule, &steps, 0, &mut js, sink)?;
+                    let before = self.steps;
+                    let done = self.join(rule, &steps, 0, &mut js, sink);
+                    if let Some(p) = self.profile.as_mut() {
+                        p[ri] += self.steps - before;
+                    }
+                    done?;
                 }
             }
             first = false;
@@ -593,6 +730,28 @@ impl Evaluator<'_> {
             Step::Distinct(j) => {
                 let (a, b) = &rule.distinct[*j];
                 if !same_term(a, b, &js.env, self.store) {
+                    self.join(rule, steps, at + 1, js, sink)?;
+                }
+            }
+            Step::Check { lit, range } => {
+                let (pred, pats) = &rule.pos[*lit];
+                let Some(rel) = self.rels.get(pred) else {
+                    return Ok(());
+                };
+                let (lo, hi) = match range {
+                    Range::Old => (0, rel.old_end),
+                    Range::Delta => (rel.old_end, rel.delta_end),
+                    Range::All => (0, rel.delta_end),
+                };
+                js.key.clear();
+                for p in pats {
+                    match lookup_instance(p, &js.env, self.store) {
+                        Some(t) => js.key.push(t),
+                        None => return Ok(()),
+                    }
+                }
+                if let Some(i) = rel.find(&js.key).filter(|&i| lo <= i && i < hi) {
+                    js.matched[*lit] = i;
                     self.join(rule, steps, at + 1, js, sink)?;
                 }
             }
@@ -642,21 +801,16 @@ impl Evaluator<'_> {
                 if lo >= hi {
                     return Ok(());
                 }
-                let best: Option<&[u32]> = index.map(|id| {
-                    js.key.clear();
-                    js.key.extend(keys.iter().map(|l| match l {
-                        Leaf::Key(k) => *k,
-                        Leaf::Var(v) => TermId(js.env[*v as usize]),
-                    }));
-                    rel.bucket(id, &js.key)
-                });
                 let mut cands = std::mem::take(&mut js.bufs[at]);
                 cands.clear();
-                match best {
-                    Some(b) => {
-                        let s = b.partition_point(|&i| i < lo);
-                        let e = b.partition_point(|&i| i < hi);
-                        cands.extend_from_slice(&b[s..e]);
+                match index {
+                    Some(id) => {
+                        js.key.clear();
+                        js.key.extend(keys.iter().map(|l| match l {
+                            Leaf::Key(k) => *k,
+                            Leaf::Var(v) => TermId(js.env[*v as usize]),
+                        }));
+                        rel.bucket(*id, &js.key, lo, hi, &mut cands);
                     }
                     None => cands.extend(lo..hi),
                 }

@@ -1,31 +1,40 @@
 //! From a checked GDL description to a ground game.
 //!
-//! 1. Relations that do not depend on `true` or `does` (static ones: `succ`, arithmetic tables,
-//!    adjacency, `role`, `init`) are computed exactly, stratum by stratum.
-//! 2. The dynamic relations are found by a relaxed fixpoint: negation on dynamic relations is
-//!    ignored, `distinct` and negation on static relations are honoured, and the bridge rules
-//!    `true ⇐ init`, `true ⇐ next`, `does ⇐ legal` connect the time steps. Every rule binding
-//!    found on the way is kept as a ground rule with its static literals folded away.
-//! 3. The ground rules become a circuit: constants propagated, aliases merged, rules outside the
+//! 0. Rule bodies are decomposed (independent variable groups, variable elimination, projection
+//!    where a variable stops being needed), so that joins cost sums instead of products.
+//! 1. *Complete* relations (static ones read under `not`, facts, `role`, `init`, `cost`, and all
+//!    they depend on) are computed exactly, stratum by stratum.
+//! 2. Demand restriction (`demand.rs`, magic sets) guards every other relation not read under
+//!    `not`, so that it is only evaluated for the argument values its callers can ask for.
+//! 3. The dynamic relations, and the other static ones restricted to their demanded atoms, are
+//!    found by a relaxed fixpoint: negation on dynamic relations is ignored, `distinct` and
+//!    negation on static relations are honoured, and the bridge rules `true ⇐ init`,
+//!    `true ⇐ next`, `does ⇐ legal` connect the time steps. Every rule binding found on the way
+//!    is kept as a ground rule with its static literals folded away.
+//! 4. The ground rules become a circuit: constants propagated, aliases merged, rules outside the
 //!    cone of `legal`, `next`, `goal` and `terminal` dropped, recursive atoms grouped into
 //!    cyclic blocks (a negative cycle at ground level is an error).
 
 use crate::circuit::{Block, Circuit, Gate, Lit};
 use crate::cost::{cost_relation, read_costs};
 use crate::datalog::{instantiate, Abort, CRule, Evaluator, Pattern, Relation, Sink};
-use crate::terms::{FxHashMap, FxHashSet, GroundTerm, TermId, TermStore};
+use crate::demand;
+use crate::terms::{FxHashMap, GroundTerm, TermId, TermStore};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 use symgame_gdl::{CheckedDescription, Error, ErrorKind, NormalLiteral, Span, Sym};
 
-/// Limits on grounding. Hitting one is an [`ErrorKind::ResourceLimit`] error.
+/// Limits on grounding (hitting one is an [`ErrorKind::ResourceLimit`] error) and switches.
 #[derive(Clone, Debug)]
 pub struct GroundOptions {
     /// Wall-clock limit for the whole grounding.
     pub time_limit: Option<Duration>,
     /// Maximum number of ground atoms and ground rules together.
     pub max_size: usize,
+    /// Evaluate relations only for the atoms their callers can ask for (magic sets); the
+    /// ground game means the same either way, so turning it off is for cross-checks.
+    pub demand: bool,
 }
 
 impl Default for GroundOptions {
@@ -33,6 +42,7 @@ impl Default for GroundOptions {
         GroundOptions {
             time_limit: None,
             max_size: 30_000_000,
+            demand: true,
         }
     }
 }
@@ -56,7 +66,7 @@ pub struct GroundStats {
     pub static_tuples: usize,
     /// Ground atoms of dynamic relations in the relaxed fixpoint.
     pub dynamic_atoms: usize,
-    /// Distinct ground rules found (before simplification).
+    /// Ground rules found (before simplification).
     pub ground_rules: usize,
     /// Gates after simplification.
     pub gates: usize,
@@ -138,18 +148,49 @@ impl GroundGame {
 }
 
 /// A body literal of a ground rule before the circuit is built.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 enum RawLit {
     /// A dynamic atom present in the relaxed model (relation, tuple index).
     Pos(Sym, u32),
-    /// The negation of a dynamic atom, which may be absent from the relaxed model.
-    Neg(Sym, Box<[TermId]>),
+    /// The negation of a dynamic atom, which may be absent from the relaxed model (relation,
+    /// index in the table of negated atoms).
+    Neg(Sym, u32),
 }
 
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-struct Instance {
-    head: (Sym, u32),
-    body: Vec<RawLit>,
+/// The ground rules found by the relaxed fixpoint, in one flat arena (no allocation per rule),
+/// in the order they were found. The same rule can occur twice (found through two source
+/// rules, or through two witnesses of a folded static literal): rare, and the simplifier
+/// merges repeated bodies anyway.
+struct GroundRules {
+    heads: Vec<(Sym, u32)>,
+    /// The body of rule `i` is `lits[start[i]..start[i + 1]]`.
+    start: Vec<u32>,
+    lits: Vec<RawLit>,
+}
+
+impl GroundRules {
+    fn new() -> GroundRules {
+        GroundRules {
+            heads: Vec::new(),
+            start: vec![0],
+            lits: Vec::new(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.heads.len()
+    }
+
+    fn body(&self, i: usize) -> &[RawLit] {
+        &self.lits[self.start[i] as usize..self.start[i + 1] as usize]
+    }
+
+    /// Adds the rule `head <= body`.
+    fn push(&mut self, head: (Sym, u32), body: &[RawLit]) {
+        self.heads.push(head);
+        self.lits.extend_from_slice(body);
+        self.start.push(self.lits.len() as u32);
+    }
 }
 
 /// Grounds a checked description.
@@ -196,7 +237,7 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
         .map(|(i, r)| compile_rule(r, i, &mut store))
         .collect();
     // Split rule bodies into independent parts (auxiliary relations get fresh symbols).
-    let (crules, aux_preds) = decompose(compiled, d.symbols.len() as u32);
+    let (crules, aux_preds, buckets) = decompose(compiled, d.symbols.len() as u32);
     let mut stratum = desc.stratum.clone();
     for r in &crules {
         if let Some(&(_, orig)) = aux_preds.iter().find(|(p, _)| *p == r.head_pred) {
@@ -239,33 +280,59 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
     }
 
     let cost = cost_relation(desc, &dynamic)?;
-    // Static relations needed by the dynamic rules and the game keywords.
-    let mut needed: HashSet<Sym> = [kw.role, kw.init].into_iter().chain(cost).collect();
-    for k in [kw.legal, kw.next, kw.goal, kw.terminal] {
-        if !dynamic.contains(&k) {
-            needed.insert(k);
-        }
-    }
-    for r in crules.iter().filter(|r| dynamic.contains(&r.head_pred)) {
-        for (p, _) in r.pos.iter().chain(&r.neg) {
+    // Complete relations: static ones read under `not`, facts, `role`, `init` and `cost`, and
+    // all they depend on. They are evaluated in full, stratum by stratum; every other relation
+    // is evaluated in the relaxed fixpoint, restricted to the atoms its callers can ask for.
+    let mut complete: HashSet<Sym> = [kw.role, kw.init].into_iter().chain(cost).collect();
+    for r in &crules {
+        for (p, _) in &r.neg {
             if !dynamic.contains(p) {
-                needed.insert(*p);
+                complete.insert(*p);
             }
         }
     }
-    loop {
-        let mut changed = false;
-        for r in &crules {
-            if needed.contains(&r.head_pred) {
-                for (p, _) in r.pos.iter().chain(&r.neg) {
-                    changed |= needed.insert(*p);
-                }
-            }
-        }
-        if !changed {
-            break;
+    let mut has_body: HashSet<Sym> = HashSet::new();
+    for r in &crules {
+        if !r.pos.is_empty() || !r.neg.is_empty() {
+            has_body.insert(r.head_pred);
         }
     }
+    for r in &crules {
+        if !dynamic.contains(&r.head_pred) && !has_body.contains(&r.head_pred) {
+            complete.insert(r.head_pred);
+        }
+    }
+    close_over_bodies(&crules, &mut complete);
+    let mut next_sym = crules
+        .iter()
+        .map(|r| r.head_pred.0 + 1)
+        .max()
+        .unwrap_or(0)
+        .max(d.symbols.len() as u32);
+    let seeds = [kw.legal, kw.next, kw.goal, kw.terminal, kw.role, kw.init];
+    let demand = demand::restrict(
+        &crules,
+        &|p| complete.contains(&p) || p == kw.true_ || p == kw.does,
+        &|p| buckets.contains(&p),
+        &seeds,
+        opts.demand,
+        &mut next_sym,
+    );
+    let magic: HashSet<Sym> = demand.magic.iter().map(|&(m, _)| m).collect();
+    if std::env::var_os("SYMGAME_DEBUG_GROUND").is_some_and(|v| v == "rules") {
+        for r in &demand.rules {
+            eprintln!("{r:?}");
+        }
+    }
+    // The complete relations read by the demanded rules, the keywords, and what they read.
+    let mut needed: HashSet<Sym> = demand
+        .complete_read
+        .iter()
+        .copied()
+        .chain(seeds.iter().copied().filter(|p| complete.contains(p)))
+        .chain(cost)
+        .collect();
+    close_over_bodies(&crules, &mut needed);
 
     let mut rels: FxHashMap<Sym, Relation> = FxHashMap::default();
     for (&p, &a) in &desc.arity {
@@ -277,6 +344,9 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
     {
         rels.entry(r.head_pred)
             .or_insert_with(|| Relation::new(r.head.len()));
+    }
+    for &(m, a) in &demand.magic {
+        rels.insert(m, Relation::new(a));
     }
     for (p, a) in [
         (kw.true_, 1),
@@ -295,7 +365,7 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
     let mut by_stratum: Vec<(usize, usize)> = crules
         .iter()
         .enumerate()
-        .filter(|(_, r)| !dynamic.contains(&r.head_pred) && needed.contains(&r.head_pred))
+        .filter(|(_, r)| complete.contains(&r.head_pred) && needed.contains(&r.head_pred))
         .map(|(i, r)| (stratum.get(&r.head_pred).copied().unwrap_or(0), i))
         .collect();
     by_stratum.sort();
@@ -327,12 +397,14 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
         }
         let mut sink = StaticSink {
             budget: &mut budget,
+            tuple: Vec::new(),
         };
         let mut ev = Evaluator {
             store: &mut store,
             rels: &mut rels,
             deadline,
             steps: 0,
+            profile: None,
         };
         ev.fixpoint(&crules, &group, &|_| true, &mut sink)
             .map_err(limit_error)?;
@@ -340,12 +412,6 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
     if std::env::var_os("SYMGAME_DEBUG_GROUND").is_some() {
         eprintln!("static phase: {:?}", started.elapsed());
     }
-    let static_tuples: usize = rels
-        .iter()
-        .filter(|(p, _)| !dynamic.contains(p))
-        .map(|(_, r)| r.len() as usize)
-        .sum();
-
     // Roles, in order of appearance.
     let role_terms: Vec<TermId> = {
         let rel = &rels[&kw.role];
@@ -359,8 +425,9 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
         ));
     }
 
-    // 2. The relaxed fixpoint of the dynamic relations.
-    let mut all_rules = crules.clone();
+    // 2. The relaxed fixpoint of the dynamic relations (and of the static ones restricted to
+    // their demanded atoms).
+    let mut all_rules = demand.rules;
     let bridge = |head: Sym, body: Sym, arity: usize| -> CRule {
         let vars: Vec<Pattern> = (0..arity as u32).map(Pattern::Var).collect();
         CRule {
@@ -378,37 +445,69 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
     all_rules.push(bridge(kw.true_, kw.init, 1));
     all_rules.push(bridge(kw.true_, kw.next, 1));
     all_rules.push(bridge(kw.does, kw.legal, 2));
-    let dyn_rules: Vec<usize> = (0..all_rules.len())
-        .filter(|&i| i >= crules.len() || dynamic.contains(&all_rules[i].head_pred))
-        .collect();
+    let dyn_rules: Vec<usize> = (0..all_rules.len()).collect();
+    let mut is_dynamic = vec![false; next_sym as usize];
+    for p in &dynamic {
+        if let Some(x) = is_dynamic.get_mut(p.0 as usize) {
+            *x = true;
+        }
+    }
     let mut rec = Recorder {
-        dynamic: &dynamic,
-        instances: FxHashSet::default(),
+        dynamic: &is_dynamic,
+        rules: GroundRules::new(),
+        negated: FxHashMap::default(),
         origin: FxHashMap::default(),
         budget: &mut budget,
+        body: Vec::new(),
+        tuple: Vec::new(),
     };
     {
+        let debug = std::env::var_os("SYMGAME_DEBUG_GROUND").is_some();
         let mut ev = Evaluator {
             store: &mut store,
             rels: &mut rels,
             deadline,
             steps: 0,
+            profile: debug.then(|| vec![0; all_rules.len()]),
         };
-        ev.fixpoint(&all_rules, &dyn_rules, &|p| !dynamic.contains(&p), &mut rec)
-            .map_err(limit_error)?;
+        let done = ev.fixpoint(&all_rules, &dyn_rules, &|p| !dynamic.contains(&p), &mut rec);
+        if let Some(profile) = &ev.profile {
+            let mut by_rule: Vec<(u64, usize)> =
+                profile.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+            by_rule.sort_unstable_by(|a, b| b.cmp(a));
+            for &(n, i) in by_rule.iter().take(6) {
+                let r = &all_rules[i];
+                let name = |p: Sym| -> String {
+                    if magic.contains(&p) {
+                        format!("demand#{}", p.0)
+                    } else if (p.0 as usize) < d.symbols.len() {
+                        d.symbols.name(p).to_string()
+                    } else {
+                        format!("aux#{}", p.0)
+                    }
+                };
+                let body: Vec<String> = r.pos.iter().map(|(p, _)| name(*p)).collect();
+                eprintln!(
+                    "  {n} join steps: {} <= {}",
+                    name(r.head_pred),
+                    body.join(", ")
+                );
+            }
+        }
+        done.map_err(limit_error)?;
         if std::env::var_os("SYMGAME_DEBUG_GROUND").is_some() {
             eprintln!(
                 "dynamic fixpoint: {} join steps, {} ground rules, {:?}",
                 ev.steps,
-                rec.instances.len(),
+                rec.rules.len(),
                 started.elapsed()
             );
         }
     }
     if std::env::var_os("SYMGAME_DEBUG_GROUND").is_some() {
         let mut by_head: HashMap<Sym, usize> = HashMap::new();
-        for i in &rec.instances {
-            *by_head.entry(i.head.0).or_default() += 1;
+        for h in &rec.rules.heads {
+            *by_head.entry(h.0).or_default() += 1;
         }
         let mut v: Vec<_> = by_head.into_iter().collect();
         v.sort_by_key(|x| std::cmp::Reverse(x.1));
@@ -416,8 +515,13 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
             eprintln!("  {n} ground rules for {}", pred_name(*p));
         }
     }
-    let mut instances: Vec<Instance> = rec.instances.into_iter().collect();
-    instances.sort();
+    let static_tuples: usize = rels
+        .iter()
+        .filter(|(p, _)| !dynamic.contains(p) && !magic.contains(p))
+        .map(|(_, r)| r.len() as usize)
+        .sum();
+    let instances = rec.rules;
+    let negated = rec.negated;
     let origin = rec.origin;
     let dynamic_atoms: usize = rels
         .iter()
@@ -465,14 +569,19 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
         &mut warnings,
     )?;
 
-    // Provisional signals for the other dynamic atoms.
-    let mut atom_signal: FxHashMap<(Sym, u32), u32> = FxHashMap::default();
+    // Provisional signals for the other dynamic atoms: per relation (by symbol number), per
+    // tuple, `u32::MAX` when the atom heads no ground rule.
+    let mut atom_signal: Vec<Vec<u32>> = vec![Vec::new(); next_sym as usize];
     let mut atoms: Vec<(Sym, u32)> = Vec::new();
-    for inst in &instances {
-        atom_signal.entry(inst.head).or_insert_with(|| {
-            atoms.push(inst.head);
-            num_inputs + atoms.len() as u32 - 1
-        });
+    for &(p, i) in &instances.heads {
+        let sigs = &mut atom_signal[p.0 as usize];
+        if sigs.is_empty() {
+            sigs.resize(rels[&p].len() as usize, u32::MAX);
+        }
+        if sigs[i as usize] == u32::MAX {
+            sigs[i as usize] = num_inputs + atoms.len() as u32;
+            atoms.push((p, i));
+        }
     }
     let signal_of = |p: Sym, i: u32| -> Lit {
         if p == kw.true_ {
@@ -483,22 +592,23 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
                 None => Lit::FALSE,
             }
         } else {
-            match atom_signal.get(&(p, i)) {
-                Some(&s) => Lit::new(s, false),
-                None => Lit::FALSE,
+            match atom_signal[p.0 as usize].get(i as usize) {
+                Some(&s) if s != u32::MAX => Lit::new(s, false),
+                _ => Lit::FALSE,
             }
         }
     };
     let mut defs: Vec<Vec<Vec<Lit>>> = vec![Vec::new(); atoms.len()];
-    for inst in &instances {
-        let a = (atom_signal[&inst.head] - num_inputs) as usize;
-        let mut body = Vec::with_capacity(inst.body.len());
-        for l in &inst.body {
-            match l {
-                RawLit::Pos(p, i) => body.push(signal_of(*p, *i)),
+    for (k, &(p, i)) in instances.heads.iter().enumerate() {
+        let a = (atom_signal[p.0 as usize][i as usize] - num_inputs) as usize;
+        let lits = instances.body(k);
+        let mut body = Vec::with_capacity(lits.len());
+        for l in lits {
+            match *l {
+                RawLit::Pos(p, i) => body.push(signal_of(p, i)),
                 RawLit::Neg(p, t) => {
-                    if let Some(i) = rels[p].find(t) {
-                        body.push(!signal_of(*p, i));
+                    if let Some(i) = rels[&p].find(negated[&p].tuple(t)) {
+                        body.push(!signal_of(p, i));
                     }
                 }
             }
@@ -687,6 +797,23 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
     })
 }
 
+/// Adds to `set` every relation read by the rules of a relation in `set`, to a fixpoint.
+fn close_over_bodies(rules: &[CRule], set: &mut HashSet<Sym>) {
+    loop {
+        let mut changed = false;
+        for r in rules {
+            if set.contains(&r.head_pred) {
+                for (p, _) in r.pos.iter().chain(&r.neg) {
+                    changed |= set.insert(*p);
+                }
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
+}
+
 fn display(store: &TermStore, t: TermId, d: &symgame_gdl::Description) -> String {
     store.to_ground(t, &d.symbols).to_string()
 }
@@ -704,26 +831,150 @@ enum Item {
 /// independent groups: each group becomes an auxiliary relation over the head variables it
 /// uses. Without this, a frame rule such as `next(cell x y m) <= true(cell x y m), does(a, ma),
 /// does(b, mb), differs(x, y, ma), differs(x, y, mb)` grounds to the product of both roles'
-/// moves instead of their sum. Returns the rules and, for each auxiliary relation, the head
-/// relation of the rule it came from.
-fn decompose(rules: Vec<CRule>, first_sym: u32) -> (Vec<CRule>, Vec<(Sym, Sym)>) {
+/// moves instead of their sum. Returns the rules, for each auxiliary relation the head relation
+/// of the rule it came from, and the relations split off by variable elimination.
+fn decompose(rules: Vec<CRule>, first_sym: u32) -> (Vec<CRule>, Vec<(Sym, Sym)>, HashSet<Sym>) {
     let mut next = first_sym;
     let mut out = Vec::with_capacity(rules.len());
     let mut aux = Vec::new();
+    let mut buckets = HashSet::new();
     for r in rules {
         let parts = split_rule(&r, &mut next).unwrap_or_else(|| vec![r.clone()]);
         for part in parts {
             let part = project_singletons(part, &mut next, &mut out, &mut aux, r.head_pred);
-            let chain = project_chain(&part, &mut next);
-            for c in chain {
-                if c.head_pred != r.head_pred {
-                    aux.push((c.head_pred, r.head_pred));
+            let pieces = extract_buckets(part, &mut next);
+            for piece in &pieces[..pieces.len() - 1] {
+                buckets.insert(piece.head_pred);
+            }
+            for piece in pieces {
+                for c in project_chain(&piece, &mut next) {
+                    if c.head_pred != r.head_pred {
+                        aux.push((c.head_pred, r.head_pred));
+                    }
+                    out.push(c);
                 }
-                out.push(c);
             }
         }
     }
-    (out, aux)
+    (out, aux, buckets)
+}
+
+/// Variable elimination: while some local variable `v` has a *bucket* (the body items that
+/// mention it) that leaves out some variable of the rule and no head variable, and that
+/// eliminates two variables or more, the bucket becomes an auxiliary relation over its
+/// variables used outside it. `doesprime(m, move2(m1, m2)) <= true(loc m x
+/// y), true(loc explorer ex1 ey1), does(explorer, move(em)), step(ex1, ey1, em, ex, ey), ...`
+/// then joins the explorer's step once, `e(ex, ey)`, instead of once per mummy square. The
+/// bucket with the fewest variables goes first. Returns the auxiliary rules, then the rest.
+fn extract_buckets(mut r: CRule, next: &mut u32) -> Vec<CRule> {
+    let mut out = Vec::new();
+    if !r.equal.is_empty() {
+        return vec![r];
+    }
+    loop {
+        if r.pos.len() < 3 {
+            break;
+        }
+        let items: Vec<(Item, Vec<u32>)> = (0..r.pos.len())
+            .map(|i| (Item::Pos(i), CRule::vars_of(&r.pos[i].1)))
+            .chain((0..r.neg.len()).map(|i| (Item::Neg(i), CRule::vars_of(&r.neg[i].1))))
+            .chain((0..r.distinct.len()).map(|i| {
+                let (a, b) = &r.distinct[i];
+                (Item::Distinct(i), CRule::vars_of(&[a.clone(), b.clone()]))
+            }))
+            .collect();
+        let head_vars: HashSet<u32> = CRule::vars_of(&r.head).into_iter().collect();
+        let all_vars: HashSet<u32> = items.iter().flat_map(|(_, v)| v.iter().copied()).collect();
+        // (width, interface size, variable)
+        let mut best: Option<(usize, usize, u32)> = None;
+        let mut locals: Vec<u32> = all_vars
+            .iter()
+            .copied()
+            .filter(|v| !head_vars.contains(v))
+            .collect();
+        locals.sort_unstable();
+        for &v in &locals {
+            let bucket: Vec<usize> = (0..items.len())
+                .filter(|&k| items[k].1.contains(&v))
+                .collect();
+            let npos = bucket
+                .iter()
+                .filter(|&&k| matches!(items[k].0, Item::Pos(_)))
+                .count();
+            if npos < 2 || npos == r.pos.len() {
+                continue;
+            }
+            let pos_vars: HashSet<u32> = bucket
+                .iter()
+                .filter(|&&k| matches!(items[k].0, Item::Pos(_)))
+                .flat_map(|&k| items[k].1.iter().copied())
+                .collect();
+            // constraints must be decidable inside the bucket
+            if bucket
+                .iter()
+                .any(|&k| items[k].1.iter().any(|w| !pos_vars.contains(w)))
+            {
+                continue;
+            }
+            if pos_vars.len() == all_vars.len() {
+                continue; // the bucket is the whole join: nothing to gain
+            }
+            if pos_vars.iter().any(|w| head_vars.contains(w)) {
+                continue; // it would lose the bindings (and demand) the head passes to it
+            }
+            let interface = pos_vars
+                .iter()
+                .filter(|w| {
+                    head_vars.contains(w)
+                        || (0..items.len()).any(|k| !bucket.contains(&k) && items[k].1.contains(w))
+                })
+                .count();
+            if pos_vars.len() - interface < 2 {
+                continue; // eliminating one variable alone is left to the projection chain
+            }
+            let score = (pos_vars.len(), interface, v);
+            if best.is_none_or(|b| score < b) {
+                best = Some(score);
+            }
+        }
+        let Some((_, _, v)) = best else { break };
+        let bucket: Vec<usize> = (0..items.len())
+            .filter(|&k| items[k].1.contains(&v))
+            .collect();
+        let in_bucket: Vec<Item> = bucket.iter().map(|&k| items[k].0).collect();
+        let rest: Vec<Item> = (0..items.len())
+            .filter(|k| !bucket.contains(k))
+            .map(|k| items[k].0)
+            .collect();
+        let outside: HashSet<u32> = rest
+            .iter()
+            .flat_map(|&it| match it {
+                Item::Pos(i) => CRule::vars_of(&r.pos[i].1),
+                Item::Neg(i) => CRule::vars_of(&r.neg[i].1),
+                Item::Distinct(i) => {
+                    CRule::vars_of(&[r.distinct[i].0.clone(), r.distinct[i].1.clone()])
+                }
+                Item::Equal(_) => vec![],
+            })
+            .chain(head_vars.iter().copied())
+            .collect();
+        let mut iface: Vec<u32> = bucket
+            .iter()
+            .flat_map(|&k| items[k].1.iter().copied())
+            .filter(|w| outside.contains(w))
+            .collect();
+        iface.sort_unstable();
+        iface.dedup();
+        let sym = Sym(*next);
+        *next += 1;
+        let args: Vec<Pattern> = iface.iter().map(|&w| Pattern::Var(w)).collect();
+        out.push(rule_from_items(&r, sym, args.clone(), &in_bucket));
+        let mut rest_rule = rule_from_items(&r, r.head_pred, r.head.clone(), &rest);
+        rest_rule.pos.push((sym, args));
+        r = rest_rule;
+    }
+    out.push(r);
+    out
 }
 
 /// Replaces each positive literal that has variables used nowhere else in the rule by an
@@ -1089,20 +1340,22 @@ fn insert_head(
     env: &[u32],
     store: &mut TermStore,
     rels: &mut FxHashMap<Sym, Relation>,
+    buf: &mut Vec<TermId>,
 ) -> (u32, bool) {
-    let t: Vec<TermId> = rule
-        .head
-        .iter()
-        .map(|p| instantiate(p, env, store))
-        .collect();
+    buf.clear();
+    for p in &rule.head {
+        let t = instantiate(p, env, store);
+        buf.push(t);
+    }
     rels.get_mut(&rule.head_pred)
         .expect("relation exists")
-        .insert(&t, store)
+        .insert(buf, store)
 }
 
 /// Inserts rule heads (static evaluation).
 struct StaticSink<'a> {
     budget: &'a mut Budget,
+    tuple: Vec<TermId>,
 }
 
 impl Sink for StaticSink<'_> {
@@ -1114,7 +1367,7 @@ impl Sink for StaticSink<'_> {
         store: &mut TermStore,
         rels: &mut FxHashMap<Sym, Relation>,
     ) -> bool {
-        if insert_head(rule, env, store, rels).1 {
+        if insert_head(rule, env, store, rels, &mut self.tuple).1 {
             return self.budget.take();
         }
         true
@@ -1123,11 +1376,16 @@ impl Sink for StaticSink<'_> {
 
 /// Inserts rule heads and records the ground rules (dynamic relaxed fixpoint).
 struct Recorder<'a> {
-    dynamic: &'a HashSet<Sym>,
-    instances: FxHashSet<Instance>,
+    /// Whether each relation (by symbol number) is dynamic.
+    dynamic: &'a [bool],
+    rules: GroundRules,
+    /// The negated dynamic atoms, per relation (whether they hold is known only at the end).
+    negated: FxHashMap<Sym, Relation>,
     /// For each dynamic atom, the first source rule that derived it (for error locations).
     origin: FxHashMap<(Sym, u32), usize>,
     budget: &'a mut Budget,
+    body: Vec<RawLit>,
+    tuple: Vec<TermId>,
 }
 
 impl Sink for Recorder<'_> {
@@ -1139,33 +1397,45 @@ impl Sink for Recorder<'_> {
         store: &mut TermStore,
         rels: &mut FxHashMap<Sym, Relation>,
     ) -> bool {
-        let (hi, new) = insert_head(rule, env, store, rels);
+        let (hi, new) = insert_head(rule, env, store, rels, &mut self.tuple);
         if new && !self.budget.take() {
             return false;
         }
         let Some(origin) = rule.origin else {
             return true; // bridge rules carry no ground rule
         };
-        self.origin.entry((rule.head_pred, hi)).or_insert(origin);
-        let mut body = Vec::new();
+        let dynamic = |p: Sym| self.dynamic.get(p.0 as usize).copied().unwrap_or(false);
+        if !dynamic(rule.head_pred) {
+            return true; // static and demand relations are folded away
+        }
+        if new {
+            self.origin.insert((rule.head_pred, hi), origin);
+        }
+        self.body.clear();
         for ((p, _), &i) in rule.pos.iter().zip(matched) {
-            if self.dynamic.contains(p) {
-                body.push(RawLit::Pos(*p, i));
+            if dynamic(*p) {
+                self.body.push(RawLit::Pos(*p, i));
             }
         }
         for (p, args) in &rule.neg {
-            if self.dynamic.contains(p) {
-                let t: Box<[TermId]> = args.iter().map(|a| instantiate(a, env, store)).collect();
-                body.push(RawLit::Neg(*p, t));
+            if dynamic(*p) {
+                self.tuple.clear();
+                for a in args {
+                    let t = instantiate(a, env, store);
+                    self.tuple.push(t);
+                }
+                let table = self
+                    .negated
+                    .entry(*p)
+                    .or_insert_with(|| Relation::new(args.len()));
+                let (k, _) = table.insert(&self.tuple, store);
+                self.body.push(RawLit::Neg(*p, k));
             }
         }
-        body.sort();
-        body.dedup();
-        let inst = Instance {
-            head: (rule.head_pred, hi),
-            body,
-        };
-        if self.instances.insert(inst) && !self.budget.take() {
+        self.body.sort_unstable();
+        self.body.dedup();
+        self.rules.push((rule.head_pred, hi), &self.body);
+        if !self.budget.take() {
             return false;
         }
         true
@@ -1219,31 +1489,32 @@ impl Simplifier {
                     continue;
                 }
                 let me = Lit::new(self.base + a as u32, false);
-                let old = std::mem::take(&mut self.defs[a]);
-                let mut new: Vec<Vec<Lit>> = Vec::with_capacity(old.len());
+                // rewritten in place: no allocation per body
+                let mut new = std::mem::take(&mut self.defs[a]);
                 let mut always = false;
-                'inst: for inst in old {
-                    let mut lits = Vec::with_capacity(inst.len());
-                    for l in inst {
-                        let l = self.resolve(l);
+                new.retain_mut(|lits| {
+                    let mut j = 0;
+                    for k in 0..lits.len() {
+                        let l = self.resolve(lits[k]);
                         match l.as_const() {
                             Some(true) => {}
-                            Some(false) => continue 'inst,
-                            None if l == me => continue 'inst, // useless for a least fixpoint
-                            None => lits.push(l),
+                            Some(false) => return false,
+                            None if l == me => return false, // useless for a least fixpoint
+                            None => {
+                                lits[j] = l;
+                                j += 1;
+                            }
                         }
                     }
+                    lits.truncate(j);
                     lits.sort_unstable();
                     lits.dedup();
                     if lits.windows(2).any(|w| w[0] == !w[1]) {
-                        continue;
+                        return false;
                     }
-                    if lits.is_empty() {
-                        always = true;
-                        break;
-                    }
-                    new.push(lits);
-                }
+                    always |= lits.is_empty();
+                    true
+                });
                 if always {
                     self.subst[a] = Lit::TRUE;
                     changed = true;
@@ -1297,6 +1568,30 @@ impl Simplifier {
                 stack.extend(inst.iter().filter_map(|&l| self.atom(l)));
             }
         }
+        // Successor atoms of each live atom, once, in one flat array.
+        let mut succ_start = vec![0u32; n + 1];
+        let mut succ_list: Vec<u32> = Vec::new();
+        for a in 0..n {
+            if live[a] {
+                let from = succ_list.len();
+                for l in self.defs[a].iter().flatten() {
+                    if l.signal() >= self.base {
+                        succ_list.push(l.signal() - self.base);
+                    }
+                }
+                succ_list[from..].sort_unstable();
+                let mut k = from;
+                for j in from..succ_list.len() {
+                    if j == from || succ_list[j] != succ_list[k - 1] {
+                        succ_list[k] = succ_list[j];
+                        k += 1;
+                    }
+                }
+                succ_list.truncate(k);
+            }
+            succ_start[a + 1] = succ_list.len() as u32;
+        }
+        let succ = |a: usize| &succ_list[succ_start[a] as usize..succ_start[a + 1] as usize];
         // Strongly connected components (iterative Tarjan); emitted dependencies first.
         let mut index = vec![u32::MAX; n];
         let mut low = vec![0u32; n];
@@ -1304,31 +1599,21 @@ impl Simplifier {
         let mut stack = Vec::new();
         let mut sccs: Vec<Vec<usize>> = Vec::new();
         let mut next_index = 0u32;
-        let succ = |defs: &Vec<Vec<Vec<Lit>>>, a: usize| -> Vec<usize> {
-            let mut v: Vec<usize> = defs[a]
-                .iter()
-                .flatten()
-                .filter(|l| l.signal() >= self.base)
-                .map(|l| (l.signal() - self.base) as usize)
-                .collect();
-            v.sort_unstable();
-            v.dedup();
-            v
-        };
         for root in 0..n {
             if !live[root] || index[root] != u32::MAX {
                 continue;
             }
-            let mut work: Vec<(usize, Vec<usize>, usize)> = vec![(root, succ(&self.defs, root), 0)];
+            let mut work: Vec<(usize, usize)> = vec![(root, 0)];
             index[root] = next_index;
             low[root] = next_index;
             next_index += 1;
             stack.push(root);
             on_stack[root] = true;
-            while let Some((v, ss, pos)) = work.last_mut() {
+            while let Some((v, pos)) = work.last_mut() {
                 let v = *v;
+                let ss = succ(v);
                 if *pos < ss.len() {
-                    let w = ss[*pos];
+                    let w = ss[*pos] as usize;
                     *pos += 1;
                     if index[w] == u32::MAX {
                         index[w] = next_index;
@@ -1336,14 +1621,13 @@ impl Simplifier {
                         next_index += 1;
                         stack.push(w);
                         on_stack[w] = true;
-                        let sw = succ(&self.defs, w);
-                        work.push((w, sw, 0));
+                        work.push((w, 0));
                     } else if on_stack[w] {
                         low[v] = low[v].min(index[w]);
                     }
                 } else {
                     work.pop();
-                    if let Some((u, _, _)) = work.last() {
+                    if let Some((u, _)) = work.last() {
                         low[*u] = low[*u].min(low[v]);
                     }
                     if low[v] == index[v] {
@@ -1381,7 +1665,7 @@ impl Simplifier {
             blocks: Vec::new(),
         };
         for (ci, comp) in sccs.iter().enumerate() {
-            let cyclic = comp.len() > 1 || succ(&self.defs, comp[0]).contains(&comp[0]);
+            let cyclic = comp.len() > 1 || succ(comp[0]).contains(&(comp[0] as u32));
             if cyclic {
                 for &a in comp {
                     for l in self.defs[a].iter().flatten() {

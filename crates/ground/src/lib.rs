@@ -18,6 +18,7 @@
 mod circuit;
 mod cost;
 mod datalog;
+mod demand;
 mod ground;
 mod terms;
 

@@ -1,6 +1,6 @@
 //! Interned ground terms, and printable ground terms for the ground game.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -53,10 +53,97 @@ impl Hasher for FxHasher {
     }
 }
 
+/// The heads of hash chains: for each hash, the newest entry with that hash (entries keep a
+/// link to the previous one themselves). Open addressing over 8-byte slots, so that a lookup
+/// in a table of millions of entries costs one cache miss; different hashes that agree on 32
+/// bits share a chain, which callers tolerate (they compare the entries).
+#[derive(Default, Clone)]
+pub(crate) struct ChainHeads {
+    /// (hash tag, entry); entry `u32::MAX` marks an empty slot
+    slots: Vec<(u32, u32)>,
+    len: usize,
+    /// number of slots = 1 << bits
+    bits: u32,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+impl ChainHeads {
+    /// The home slot of a tag (Fibonacci hashing).
+    fn slot(&self, tag: u32) -> usize {
+        ((tag as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
+    }
+
+    fn tag(h: u64) -> u32 {
+        (h ^ (h >> 32)) as u32
+    }
+
+    /// The newest entry with hash `h`, if any.
+    #[inline]
+    pub fn get(&self, h: u64) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        let tag = Self::tag(h);
+        let mask = self.slots.len() - 1;
+        let mut i = self.slot(tag);
+        loop {
+            let (t, e) = self.slots[i];
+            if e == EMPTY {
+                return None;
+            }
+            if t == tag {
+                return Some(e);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Makes `entry` the newest entry with hash `h`; returns the previous newest.
+    #[inline]
+    pub fn insert(&mut self, h: u64, entry: u32) -> Option<u32> {
+        debug_assert_ne!(entry, EMPTY);
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let tag = Self::tag(h);
+        let mask = self.slots.len() - 1;
+        let mut i = self.slot(tag);
+        loop {
+            let (t, e) = self.slots[i];
+            if e == EMPTY {
+                self.slots[i] = (tag, entry);
+                self.len += 1;
+                return None;
+            }
+            if t == tag {
+                self.slots[i].1 = entry;
+                return Some(e);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let bits = (self.bits + 1).max(4);
+        let old = std::mem::replace(&mut self.slots, vec![(0, EMPTY); 1 << bits]);
+        self.bits = bits;
+        let mask = self.slots.len() - 1;
+        for (t, e) in old {
+            if e == EMPTY {
+                continue;
+            }
+            let mut i = self.slot(t);
+            while self.slots[i].1 != EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = (t, e);
+        }
+    }
+}
+
 /// A hash map with [`FxHasher`].
 pub(crate) type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
-/// A hash set with [`FxHasher`].
-pub(crate) type FxHashSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
 use symgame_gdl::{Sym, Symbols};
 
 /// An interned ground term.
@@ -73,23 +160,82 @@ pub(crate) enum TermNode {
 #[derive(Default)]
 pub(crate) struct TermStore {
     nodes: Vec<TermNode>,
-    ids: FxHashMap<TermNode, TermId>,
+    /// node hash -> newest node with that hash; `chain[i]` is the previous one
+    heads: ChainHeads,
+    chain: Vec<u32>,
+}
+
+fn node_hash(n: &TermNode) -> u64 {
+    let mut h = FxHasher::default();
+    match n {
+        TermNode::Const(c) => {
+            h.write_u32(0);
+            h.write_u32(c.0);
+        }
+        TermNode::Func(f, args) => func_hash(&mut h, *f, args),
+    }
+    h.finish()
+}
+
+fn func_hash(h: &mut FxHasher, f: Sym, args: &[TermId]) {
+    h.write_u32(1 + args.len() as u32);
+    h.write_u32(f.0);
+    for a in args {
+        h.write_u32(a.0);
+    }
 }
 
 impl TermStore {
     pub fn intern(&mut self, n: TermNode) -> TermId {
-        if let Some(&t) = self.ids.get(&n) {
+        let h = node_hash(&n);
+        if let Some(t) = self.find(h, |m| *m == n) {
             return t;
         }
-        let t = TermId(self.nodes.len() as u32);
-        self.nodes.push(n.clone());
-        self.ids.insert(n, t);
-        t
+        self.push(h, n)
     }
 
-    /// The id of `n` if it has been interned.
-    pub fn lookup(&self, n: &TermNode) -> Option<TermId> {
-        self.ids.get(n).copied()
+    fn find(&self, h: u64, same: impl Fn(&TermNode) -> bool) -> Option<TermId> {
+        let mut i = self.heads.get(h)?;
+        while i != u32::MAX {
+            if same(&self.nodes[i as usize]) {
+                return Some(TermId(i));
+            }
+            i = self.chain[i as usize];
+        }
+        None
+    }
+
+    fn push(&mut self, h: u64, n: TermNode) -> TermId {
+        let t = self.nodes.len() as u32;
+        self.nodes.push(n);
+        let prev = self.heads.insert(h, t).unwrap_or(u32::MAX);
+        self.chain.push(prev);
+        TermId(t)
+    }
+
+    /// The id of the function term `f(args)`, interned if new (allocating only then).
+    pub fn intern_func(&mut self, f: Sym, args: &[TermId]) -> TermId {
+        let mut h = FxHasher::default();
+        func_hash(&mut h, f, args);
+        let h = h.finish();
+        let found = self.find(
+            h,
+            |m| matches!(m, TermNode::Func(g, xs) if *g == f && **xs == *args),
+        );
+        match found {
+            Some(t) => t,
+            None => self.push(h, TermNode::Func(f, args.into())),
+        }
+    }
+
+    /// The id of the function term `f(args)` if it has been interned.
+    pub fn lookup_func(&self, f: Sym, args: &[TermId]) -> Option<TermId> {
+        let mut h = FxHasher::default();
+        func_hash(&mut h, f, args);
+        self.find(
+            h.finish(),
+            |m| matches!(m, TermNode::Func(g, xs) if *g == f && **xs == *args),
+        )
     }
 
     pub fn node(&self, t: TermId) -> &TermNode {
