@@ -114,3 +114,41 @@ fn a_closed_pipe_ends_the_output_quietly() {
         out.status
     );
 }
+
+/// `--time-limit` covers the set-up too: a three-player game with 744 moves spends its time
+/// enumerating joint moves (in the mutex proof and the compilation), and must still stop with
+/// the limit's exit code, not run on until killed.
+#[test]
+fn a_time_limit_stops_the_set_up_too() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let Some(corpus) = crate::corpus() else {
+        return;
+    };
+    let game = corpus.join("3pffa.kif");
+    for cmd in ["reach", "solve"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_symgame"))
+            .args([cmd, "--time-limit", "1", game.to_str().unwrap()])
+            .current_dir(crate::root())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A generous bound against a hang (without the set-up limit it runs for minutes).
+        let started = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if started.elapsed() > Duration::from_secs(120) {
+                child.kill().unwrap();
+                panic!("{cmd} --time-limit 1 still runs after 120 s");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(status.code(), Some(3), "{cmd}: {err}");
+        assert!(err.contains("time limit"), "{cmd}: {err}");
+    }
+}

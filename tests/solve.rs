@@ -123,6 +123,21 @@ fn solution_files_round_trip_and_reject_damage() {
 fn a_time_limit_exits_3_and_marks_the_solution_incomplete() {
     let dir = scratch("c4-limit");
     let d = dir.to_str().unwrap();
+    // A node limit stops the search itself (deterministically, after the set-up).
+    let (code, _, err) = symgame(&[
+        "solve",
+        "--node-limit",
+        "2000",
+        "--out",
+        d,
+        "gdl/connect4_4x4.kif",
+    ]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("node limit"), "{err}");
+    let m = symgame_symbolic::read_manifest(&dir).unwrap();
+    assert!(!m.complete);
+    let _ = std::fs::remove_dir_all(&dir);
+    // A time limit that ends during the set-up: the limit's exit code, and no solution files.
     let (code, _, err) = symgame(&[
         "solve",
         "--time-limit",
@@ -133,8 +148,7 @@ fn a_time_limit_exits_3_and_marks_the_solution_incomplete() {
     ]);
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("time limit reached"), "{err}");
-    let m = symgame_symbolic::read_manifest(&dir).unwrap();
-    assert!(!m.complete);
+    assert!(symgame_symbolic::read_manifest(&dir).is_err(), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

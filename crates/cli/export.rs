@@ -99,12 +99,15 @@ pub fn run(a: Args) -> Result<(), Failure> {
             cancel: Some(cancel_flag()),
         },
         whole_set: a.whole_set,
+        symbolic: symgame_symbolic::SymbolicOptions {
+            setup_deadline: crate::setup_deadline(a.time_limit),
+            ..Default::default()
+        },
         solution: a.solution.clone(),
         game_name: a.game.file_name().map_or_else(
             || a.game.display().to_string(),
             |n| n.to_string_lossy().into(),
         ),
-        ..ExportOptions::default()
     };
     let show_progress = !a.json && std::io::stderr().is_terminal();
     let result = export(&game, &a.out, &opts, |s: &SolveStats| {
@@ -121,7 +124,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         eprint!("\r{:80}\r", "");
     }
     let done = result.map_err(|e| match e.kind() {
-        ErrorKind::Bdd => Failure::Limit(e.to_string()),
+        ErrorKind::Bdd | ErrorKind::SetupStopped => Failure::Limit(e.to_string()),
         ErrorKind::Database(symgame_db::ErrorKind::Io) | ErrorKind::Io => {
             Failure::Input(e.to_string())
         }

@@ -141,6 +141,12 @@ fn report_failure(f: Failure) -> ExitCode {
     }
 }
 
+/// The instant a command's `--time-limit` (seconds) ends, counted from now: set-up (encoding,
+/// compilation) stops there too.
+pub fn setup_deadline(time_limit: Option<f64>) -> Option<std::time::Instant> {
+    time_limit.map(|s| std::time::Instant::now() + std::time::Duration::from_secs_f64(s))
+}
+
 /// Loads and grounds a game, with an optional grounding time limit in seconds.
 pub fn load_game(
     path: &std::path::Path,

@@ -161,6 +161,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     };
     let sym = SymbolicOptions {
         encoding: a.encoding,
+        setup_deadline: crate::setup_deadline(a.time_limit),
         ..SymbolicOptions::default()
     };
     let encoding = Encoding::with_options(&game, &sym);
@@ -210,9 +211,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
         }
     })
     .map_err(|e| match e {
-        PlanError::Symbolic(symgame_symbolic::SymbolicError::Bdd(_)) => {
-            Failure::Limit(format!("{}: {e}", a.game.display()))
-        }
+        PlanError::Symbolic(
+            symgame_symbolic::SymbolicError::Bdd(_) | symgame_symbolic::SymbolicError::Stopped(_),
+        ) => Failure::Limit(format!("{}: {e}", a.game.display())),
         _ => Failure::Input(format!("{}: {e}", a.game.display())),
     })?;
     if show_progress {

@@ -151,6 +151,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         cluster_nodes: a.cluster_nodes,
         terminal_cluster_nodes: a.terminal_cluster_nodes,
         goals: false,
+        setup_deadline: crate::setup_deadline(a.time_limit),
         ..SymbolicOptions::default()
     };
     let encoding = Encoding::with_options(&game, &opts);

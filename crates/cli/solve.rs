@@ -9,7 +9,7 @@ use std::time::Duration;
 use symgame_bdd::{Backend, EngineConfig};
 use symgame_symbolic::{
     fingerprint, solve_encoded, Encoding, GameKind, LayeredMode, SearchLimits, SolveError,
-    SolveOptions, SolveStats, SymbolicOptions,
+    SolveOptions, SolveStats, SymbolicError, SymbolicOptions,
 };
 
 #[derive(clap::Args)]
@@ -81,7 +81,10 @@ pub fn run(a: Args) -> Result<(), Failure> {
         threads: a.threads,
         ..EngineConfig::default()
     };
-    let sym = SymbolicOptions::default();
+    let sym = SymbolicOptions {
+        setup_deadline: crate::setup_deadline(a.time_limit),
+        ..SymbolicOptions::default()
+    };
     let encoding = Encoding::with_options(&game, &sym);
     let bits = encoding.num_bits();
     let opts = SolveOptions {
@@ -120,6 +123,10 @@ pub fn run(a: Args) -> Result<(), Failure> {
         };
         match e {
             SolveError::Io(_) => Failure::Input(format!("{e}")),
+            SolveError::Symbolic(SymbolicError::Stopped(why)) => Failure::Limit(format!(
+                "{}: {why} while compiling the game (nothing solved, nothing written)",
+                a.game.display()
+            )),
             _ => Failure::Input(format!("{}: {e}{detail}", a.game.display())),
         }
     })?;

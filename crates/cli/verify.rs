@@ -168,6 +168,8 @@ struct Job<'a> {
     game: &'a GroundGame,
     reasoner: &'a Reasoner,
     cancel: Arc<AtomicBool>,
+    sym: SymbolicOptions,
+    enc: Encoding,
 }
 
 impl EngineJob<Result<Symbolic, Failure>> for Job<'_> {
@@ -175,10 +177,14 @@ impl EngineJob<Result<Symbolic, Failure>> for Job<'_> {
         let (a, game) = (self.a, self.game);
         let started = Instant::now();
         let input = |m: String| Failure::Input(format!("{}: {m}", a.game.display()));
-        let sym = SymbolicOptions::default();
-        let enc = Encoding::with_options(game, &sym);
+        let (sym, enc) = (self.sym, self.enc);
         let print = fingerprint(game, &enc);
-        let g = SymbolicGame::new(&e, game, enc, &sym).map_err(|x| input(x.to_string()))?;
+        let g = SymbolicGame::new(&e, game, enc, &sym).map_err(|x| match x {
+            symgame_symbolic::SymbolicError::Stopped(why) => {
+                Failure::Limit(format!("{}: {why} while compiling", a.game.display()))
+            }
+            x => input(x.to_string()),
+        })?;
         let limits = SearchLimits {
             time_limit: a.time_limit.map(Duration::from_secs_f64),
             cancel: Some(self.cancel.clone()),
@@ -377,16 +383,23 @@ pub fn run(a: Args) -> Result<u8, Failure> {
         threads: a.threads,
         ..EngineConfig::default()
     };
+    let sym_opts = SymbolicOptions {
+        setup_deadline: crate::setup_deadline(a.time_limit),
+        ..SymbolicOptions::default()
+    };
+    let enc = Encoding::with_options(&game, &sym_opts);
     let sym = a
         .backend
         .run(
-            Encoding::new(&game, SymbolicOptions::default().order).num_vars(),
+            enc.num_vars(),
             &config,
             Job {
                 a: &a,
                 game: &game,
                 reasoner: &reasoner,
                 cancel: cancel.clone(),
+                sym: sym_opts,
+                enc,
             },
         )
         .map_err(|x| Failure::Internal(x.to_string()))??;

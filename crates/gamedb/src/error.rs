@@ -20,6 +20,9 @@ pub enum ErrorKind {
     Solve,
     /// A BDD engine could not be created or ran out of nodes outside the solver's limits.
     Bdd,
+    /// The time limit ended while the game was being compiled, before any solving (nothing
+    /// was written).
+    SetupStopped,
     /// Creating or removing a working directory failed.
     Io,
     /// A fluent that the game does not have.

@@ -199,6 +199,12 @@ fn solve_error(game: &GroundGame, name: &str, e: SolveError) -> Error {
     if let SolveError::Symbolic(SymbolicError::Bdd(b)) = &e {
         return Error::new(ErrorKind::Bdd, format!("{name}: {b}"));
     }
+    if let SolveError::Symbolic(SymbolicError::Stopped(why)) = &e {
+        return Error::new(
+            ErrorKind::SetupStopped,
+            format!("{name}: {why} while compiling the game; no database was written"),
+        );
+    }
     let detail = match &e {
         SolveError::Simultaneous { state } | SolveError::NoLegalMove { state } => {
             let fl: Vec<String> = state.iter().map(|&f| game.fluents[f].to_string()).collect();

@@ -323,7 +323,15 @@ impl Encoding {
     pub fn with_options(game: &GroundGame, opts: &SymbolicOptions) -> Encoding {
         match opts.encoding {
             EncodingKind::Plain => Encoding::new(game, opts.order),
-            EncodingKind::Compact => Encoding::compact(game, opts.order),
+            EncodingKind::Compact => {
+                let mut budget = crate::mutex::MutexBudget::default();
+                if let Some(d) = opts.setup_deadline {
+                    let left = d.saturating_duration_since(std::time::Instant::now());
+                    budget.time = budget.time.min(left);
+                }
+                let groups = crate::mutex::prove_groups_within(game, &budget).groups;
+                Encoding::from_groups(game, EncodingKind::Compact, opts.order, groups)
+            }
         }
     }
 

@@ -44,6 +44,23 @@ pub struct SymbolicOptions {
     /// a formula over its inputs ("red has a line" on Connect Four 6×5 is 34 million nodes as
     /// one BDD, 69 small lines as a formula).
     pub formula_leaf_nodes: usize,
+    /// Building the encoding and compiling the game stop at this instant
+    /// ([`SymbolicError::Stopped`] with [`crate::StopReason::TimeLimit`]; the mutex proof gives
+    /// up soundly, with fewer groups): a command's time limit covers its set-up too.
+    #[serde(skip)]
+    pub setup_deadline: Option<std::time::Instant>,
+}
+
+impl SymbolicOptions {
+    /// Whether the set-up deadline has passed.
+    pub(crate) fn setup_expired(&self) -> Result<(), SymbolicError> {
+        match self.setup_deadline {
+            Some(d) if std::time::Instant::now() >= d => {
+                Err(SymbolicError::Stopped(crate::search::StopReason::TimeLimit))
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 impl Default for SymbolicOptions {
@@ -57,6 +74,7 @@ impl Default for SymbolicOptions {
             terminal_cluster_nodes: 5_000,
             goals: true,
             formula_leaf_nodes: 20_000,
+            setup_deadline: None,
         }
     }
 }
@@ -555,17 +573,22 @@ pub(crate) fn disjuncts(c: &symgame_ground::Circuit, l: Lit, out: &mut Vec<Lit>)
 }
 
 /// The joint moves whose moves can be legal together in a state of `domain`, with the
-/// states where they are (`legal[r][m]` per role and move), role by role.
+/// states where they are (`legal[r][m]` per role and move), role by role. Stops with
+/// [`SymbolicError::Stopped`] (time limit) as soon as `expired()` says so.
 pub(crate) fn joint_moves<E: BddEngine>(
     e: &E,
     legal: &[Vec<E::Bdd>],
     domain: &E::Bdd,
     limit: usize,
+    expired: &dyn Fn() -> bool,
 ) -> Result<Vec<(JointMove, E::Bdd)>, SymbolicError> {
     let mut joint: Vec<(JointMove, E::Bdd)> = vec![(Vec::new(), domain.clone())];
     for ls in legal {
         let mut next = Vec::new();
         for (j, cond) in &joint {
+            if expired() {
+                return Err(SymbolicError::Stopped(crate::search::StopReason::TimeLimit));
+            }
             for (m, l) in ls.iter().enumerate() {
                 let c2 = e.and(cond, l)?;
                 if e.is_false(&c2) {
@@ -821,11 +844,15 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
 
         // Joint moves that can be legal together.
         let valid = valid_codes(e, enc)?;
-        let joint = joint_moves(e, &legal, &valid, opts.max_joint_moves)?;
+        opts.setup_expired()?;
+        let joint = joint_moves(e, &legal, &valid, opts.max_joint_moves, &|| {
+            opts.setup_expired().is_err()
+        })?;
 
         // One relation per joint move.
         let mut partitions = Vec::with_capacity(joint.len());
         for (jm, cond) in joint {
+            opts.setup_expired()?;
             comp.set_joint_move(&jm)?;
             let fns = next_bit_functions(e, enc, &comp, game)?;
             let touched: Vec<u32> = fns.iter().map(|(b, _)| *b).collect();
@@ -894,6 +921,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         // Terminal parts each cluster can make true.
         let checks = clusters.len() * raw_terminal_parts.len();
         for cl in &mut clusters {
+            opts.setup_expired()?;
             let mut rel = Vec::new();
             let touched: Vec<Var> = cl.quant_cur.iter().collect();
             for t in &raw_terminal_parts {

@@ -20,7 +20,7 @@ use symgame_bdd::{BddEngine, BddResult, BiodivineEngine, EngineConfig};
 use symgame_ground::{GroundGame, GroundTerm};
 
 use crate::encoding::{Encoding, FluentGroup, Order};
-use crate::game::{disjuncts, fluent_bdds, joint_moves, Compiler};
+use crate::game::{disjuncts, fluent_bdds, joint_moves, Compiler, SymbolicError};
 
 /// The outcome of [`prove_groups`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -271,8 +271,11 @@ fn houdini<E: BddEngine>(
                 inv = next;
             }
         }
-        let joint = match joint_moves(e, &legal, &inv, budget.max_joint_moves) {
+        let joint = match joint_moves(e, &legal, &inv, budget.max_joint_moves, &out_of_time) {
             Ok(j) => j,
+            Err(SymbolicError::Stopped(_)) => {
+                return Ok(Err(format!("time budget of {:?} exceeded", budget.time)));
+            }
             Err(_) => {
                 return Ok(Err(format!(
                     "more than {} joint moves",
