@@ -329,8 +329,7 @@ impl Encoding {
                     let left = d.saturating_duration_since(std::time::Instant::now());
                     budget.time = budget.time.min(left);
                 }
-                let groups = crate::mutex::prove_groups_within(game, &budget).groups;
-                Encoding::from_groups(game, EncodingKind::Compact, opts.order, groups)
+                Encoding::compact_within(game, opts.order, &budget)
             }
         }
     }
@@ -338,7 +337,16 @@ impl Encoding {
     /// The compact encoding: mutex groups proven by [`crate::mutex::prove_groups`], each one
     /// binary number; the other fluents one bit each.
     pub fn compact(game: &GroundGame, order: Order) -> Encoding {
-        let groups = crate::mutex::prove_groups(game).groups;
+        Encoding::compact_within(game, order, &crate::mutex::MutexBudget::default())
+    }
+
+    /// [`Self::compact`] with the mutex proof held to `budget` (past it, fewer groups).
+    pub fn compact_within(
+        game: &GroundGame,
+        order: Order,
+        budget: &crate::mutex::MutexBudget,
+    ) -> Encoding {
+        let groups = crate::mutex::prove_groups_within(game, budget).groups;
         Encoding::from_groups(game, EncodingKind::Compact, order, groups)
     }
 
