@@ -344,6 +344,9 @@ struct Context<'g, 'e, E: BddEngine> {
     movers: Vec<E::Bdd>,
     /// States where both roles have a choice (two-player games; false otherwise).
     simultaneous: E::Bdd,
+    /// States where every role has a legal move: the non-terminal ones among them have a
+    /// successor (the next state is defined for every legal joint move).
+    live: E::Bdd,
     /// Per role, its distinct goal values, descending.
     goal_values: Vec<Vec<u8>>,
     /// The transition partitions, those kept as conjunct lists restricted to the current
@@ -359,7 +362,9 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
         let roles = g.role_names().len();
         // States where a role has at least two legal moves.
         let mut choice = Vec::with_capacity(roles);
+        let mut live = e.constant(true);
         for ls in g.legal() {
+            live = e.and(&live, &or_all(e, ls.clone())?)?;
             let mut one = e.constant(false);
             let mut two = e.constant(false);
             for l in ls {
@@ -408,6 +413,7 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
             g,
             movers,
             simultaneous,
+            live,
             goal_values,
             parts: g.clusters().to_vec(),
             guard: Guard {
@@ -1085,28 +1091,57 @@ fn solve_layered<E: BddEngine>(
                 states: s,
             })
             .collect();
-        // Predecessors of each class of the next layer, once; then each mover takes, in its
-        // order of preference, the states with a successor in the class.
-        let mut pre = Vec::with_capacity(next.len());
-        for c in &next {
-            let p = ctx.pre_in(&c.states, &nonterminal)?;
-            ctx.track(&p)?;
-            pre.push((c.outcome, p));
-        }
+        // Each mover takes, in its order of preference, the states with a successor in a
+        // class of the next layer: one pre-image per class, inside the states still pending
+        // (those with a successor in a class it prefers are already taken). Every successor
+        // lies in the next layer, which is fully solved, so the states left for the least
+        // preferred class present need no pre-image: all their successors are in it, as long
+        // as they have one (every role has a legal move). On Connect Four a layer has one
+        // mover, so this is two pre-images a layer instead of one per class.
+        // Won/drawn/lost for the role to move, counted as the states are taken (two roles).
+        let mut mover_counts = (ctx.movers.len() == 2).then(MoverCounts::default);
         for (p, mover) in ctx.movers.clone().iter().enumerate() {
             let mut pending = e.and(&nonterminal, mover)?;
-            for o in preference(&outcomes.list, p) {
+            if e.is_false(&pending) {
+                continue;
+            }
+            let order: Vec<usize> = preference(&outcomes.list, p)
+                .into_iter()
+                .filter(|o| next.iter().any(|c| c.outcome == *o))
+                .collect();
+            for (i, &o) in order.iter().enumerate() {
                 if e.is_false(&pending) {
                     break;
                 }
-                let Some((_, pre_o)) = pre.iter().find(|x| x.0 == o) else {
-                    continue;
+                let target = &next
+                    .iter()
+                    .find(|c| c.outcome == o)
+                    .expect("filtered above")
+                    .states;
+                let take = if i + 1 == order.len() {
+                    let dead = e.and_not(&pending, &ctx.live)?;
+                    if let Some(state) = g.pick_state(&dead) {
+                        return Err(SolveOrStop::Error(SolveError::NoLegalMove { state }));
+                    }
+                    pending.clone()
+                } else {
+                    let t = ctx.pre_in(target, &pending)?;
+                    ctx.track(&t)?;
+                    t
                 };
-                let take = e.and(pre_o, &pending)?;
                 if e.is_false(&take) {
                     continue;
                 }
                 pending = e.and_not(&pending, &take)?;
+                if let Some(m) = mover_counts.as_mut() {
+                    let (mine, theirs) = (outcomes.list[o][p], outcomes.list[o][1 - p]);
+                    let n = g.count(&take);
+                    match mine.cmp(&theirs) {
+                        std::cmp::Ordering::Greater => m.won += n,
+                        std::cmp::Ordering::Equal => m.drawn += n,
+                        std::cmp::Ordering::Less => m.lost += n,
+                    }
+                }
                 match classes.iter_mut().find(|x| x.outcome == o) {
                     Some(x) => x.states = e.or(&x.states, &take)?,
                     None => classes.push(ValueClass {
@@ -1116,13 +1151,11 @@ fn solve_layered<E: BddEngine>(
                     }),
                 }
             }
-            // Successors all lie in the next layer, which is fully solved: a state left has no
-            // successor at all.
+            // Only when the next layer is empty: states without any successor.
             if let Some(state) = g.pick_state(&pending) {
                 return Err(SolveOrStop::Error(SolveError::NoLegalMove { state }));
             }
         }
-        drop(pre);
         for c in &classes {
             ctx.track(&c.states)?;
         }
@@ -1130,7 +1163,7 @@ fn solve_layered<E: BddEngine>(
         for c in &classes {
             per[c.outcome] += g.count(&c.states);
         }
-        let mover = ctx.mover_counts(&classes, &outcomes.list, &terminal)?;
+        let mover = mover_counts;
         stats.outcomes = outcomes.list.clone();
         stats.layers.push(SolveLayerStats {
             depth,
