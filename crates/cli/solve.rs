@@ -27,6 +27,12 @@ pub struct Args {
     /// Threads for engines that use them (0: one per core).
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// oxidd node table capacity as a power of two (2^N nodes, reserved, filled on demand).
+    #[arg(long, value_name = "N", default_value_t = 24)]
+    nodes_log2: u32,
+    /// oxidd apply-cache size as a power of two (2^N entries, allocated at start).
+    #[arg(long, value_name = "N", default_value_t = 22)]
+    cache_log2: u32,
     /// Layered solving when every move goes from BFS layer k to k + 1 (auto), or never.
     #[arg(long, default_value = "auto", value_parser = parse_layered)]
     layered: LayeredMode,
@@ -76,10 +82,16 @@ fn label(o: &[u8]) -> String {
 
 pub fn run(a: Args) -> Result<(), Failure> {
     let started = std::time::Instant::now();
+    if a.nodes_log2 > 32 || a.cache_log2 > 32 {
+        return Err(Failure::Input(
+            "--nodes-log2 and --cache-log2 must be at most 32".to_string(),
+        ));
+    }
     let (_, game) = load_game(&a.game, None)?;
     let config = EngineConfig {
         threads: a.threads,
-        ..EngineConfig::default()
+        node_capacity: 1usize << a.nodes_log2,
+        cache_capacity: 1usize << a.cache_log2,
     };
     let sym = SymbolicOptions {
         setup_deadline: crate::setup_deadline(a.time_limit),
