@@ -152,3 +152,45 @@ fn a_time_limit_stops_the_set_up_too() {
         assert!(err.contains("time limit"), "{cmd}: {err}");
     }
 }
+
+/// SIGTERM (a `kill`, a scheduler's time-out) stops a long run like Ctrl-C does: exit code 3,
+/// the finished layers printed, and the temporary layer files of layered solving removed.
+#[test]
+fn sigterm_stops_a_solve_cleanly_and_removes_its_layer_files() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let tmp = std::env::temp_dir().join(format!("symgame-sigterm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    // Connect Four 6×4 takes minutes to solve: it is surely still running when signalled.
+    let child = Command::new(env!("CARGO_BIN_EXE_symgame"))
+        .args(["solve", "gdl/connect4_6x4.kif"])
+        .current_dir(crate::root())
+        .env("TMPDIR", &tmp)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The layer directory appears once the run (and its signal handler) has started.
+    let started = Instant::now();
+    while std::fs::read_dir(&tmp).unwrap().next().is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no layer directory"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: sending a signal to our own child process, which has not been waited for yet.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) },
+        0
+    );
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("cancelled"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
