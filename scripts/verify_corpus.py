@@ -106,7 +106,10 @@ def main():
     ap.add_argument("--gib", type=int, default=8)
     ap.add_argument("--only", default=None)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--reuse", default=None,
+                    help="a table written earlier: its rows are kept, those games not re-run")
     a = ap.parse_args()
+    reused = read_rows(a.reuse) if a.reuse else {}
     games = sorted(f for f in os.listdir(a.dir) if f.endswith(".kif"))
     if a.only:
         wanted = set(a.only.split(","))
@@ -115,16 +118,46 @@ def main():
     rows = []
     try:
         for g in games:
-            r = check(a, os.path.join(a.dir, g), work)
+            r = reused.get(g)
+            if r is None:
+                r = check(a, os.path.join(a.dir, g), work)
             rows.append(r)
             print(f"{g:45} {r['result']:20} {r.get('note', '')}", file=sys.stderr)
+            # The table so far, after every game: a stopped sweep keeps what it finished.
+            write_table(a, games, rows)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    bad = write_table(a, games, rows)
+    sys.exit(1 if bad else 0)
+
+
+COLS = ["game", "result", "states", "kind", "initial", "solve_s", "checked", "agreed",
+        "undecided", "disagreed", "verify_s", "note"]
+
+
+def read_rows(path):
+    """The rows of a table this script wrote, by game."""
+    rows = {}
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("| ") or line.startswith("| game |"):
+                continue
+            cells = [c.strip().replace("\\|", "|")
+                     for c in line.strip()[2:-2].split(" | ")]
+            if len(cells) != len(COLS):
+                continue
+            r = {k: v for k, v in zip(COLS, cells) if v != ""}
+            rows[r["game"]] = r
+    return rows
+
+
+def write_table(a, games, rows):
+    """Writes the table (to --out through a temporary file, or to stdout); returns the number
+    of disagreements and crashes."""
     counts = {}
     for r in rows:
         counts[r["result"]] = counts.get(r["result"], 0) + 1
-    cols = ["game", "result", "states", "kind", "initial", "solve_s", "checked", "agreed",
-            "undecided", "disagreed", "verify_s", "note"]
+    cols = COLS
     lines = [
         "# Corpus verification",
         "",
@@ -133,7 +166,8 @@ def main():
         f"{a.solve_seconds:g} s, and `symgame verify --solution` checks every reachable state "
         f"(at most {a.all_limit}) or a seeded sample of {a.sample} with df-pn and alpha-beta "
         f"(each role of each state, each algorithm: one check). Limits per process: "
-        f"{a.gib} GiB address space.",
+        f"{a.gib} GiB address space." + (f" Rows of games already in {a.reuse} were kept from "
+                                         "it." if a.reuse else ""),
         "",
         "Result: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + ".",
         "",
@@ -145,12 +179,13 @@ def main():
                      + " |")
     text = "\n".join(lines) + "\n"
     if a.out:
-        with open(a.out, "w") as f:
+        tmp = a.out + ".tmp"
+        with open(tmp, "w") as f:
             f.write(text)
-    else:
+        os.replace(tmp, a.out)
+    elif len(rows) == len(games):
         sys.stdout.write(text)
-    bad = counts.get("DISAGREEMENT", 0) + counts.get("CRASH", 0)
-    sys.exit(1 if bad else 0)
+    return counts.get("DISAGREEMENT", 0) + counts.get("CRASH", 0)
 
 
 if __name__ == "__main__":
