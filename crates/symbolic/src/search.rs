@@ -209,21 +209,52 @@ pub fn reach_count<E: BddEngine>(
 }
 
 /// The state of a breadth-first search between layers.
-struct Bfs<E: BddEngine> {
+pub(crate) struct Bfs<E: BddEngine> {
     /// The last layer.
-    frontier: E::Bdd,
+    pub(crate) frontier: E::Bdd,
     /// Its non-terminal states.
-    expand: E::Bdd,
+    pub(crate) expand: E::Bdd,
     /// The union of the layers before `frontier` (kept unless counting a layered search).
-    reached: E::Bdd,
+    pub(crate) reached: E::Bdd,
     /// While layered: the potential of the initial state (layer `k` lies in
     /// `levels[p0 + k]`), and the layers themselves when the union is not kept.
     layered: Option<(usize, Vec<E::Bdd>)>,
+    /// Whether some layer had a successor in an earlier layer (known only once the layers
+    /// stopped lying in distinct potential levels; until then none can).
+    pub(crate) revisited: bool,
+}
+
+impl<E: BddEngine> Bfs<E> {
+    /// The search before its first layer: the initial state as the frontier.
+    pub(crate) fn start(g: &SymbolicGame<'_, E>) -> Result<Bfs<E>, BddError> {
+        let e = g.engine();
+        let init = g.init().clone();
+        // The potential of the initial state, if potentials exist.
+        let layered = match g.potential_levels()? {
+            Some(levels) => {
+                let mut p0 = None;
+                for (p, level) in levels.iter().enumerate() {
+                    if !e.is_false(&e.and(&init, level)?) {
+                        p0 = Some(p);
+                    }
+                }
+                p0.map(|p| (p, Vec::new()))
+            }
+            None => None,
+        };
+        Ok(Bfs {
+            expand: g.and_not_terminal(&init)?,
+            frontier: init,
+            reached: e.constant(false),
+            layered,
+            revisited: false,
+        })
+    }
 }
 
 /// One layer: `frontier` (layer `k`) joins the reached states and the next layer and its
 /// non-terminal states are computed. `bfs` changes only on success.
-fn next_layer<E: BddEngine>(
+pub(crate) fn next_layer<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     bfs: &mut Bfs<E>,
     k: usize,
@@ -268,9 +299,14 @@ fn next_layer<E: BddEngine>(
         }
     }
     guard.check()?;
+    let mut revisited = bfs.revisited;
     let new = match layered {
         Some(_) => union,
-        None => e.and_not(&union, &reached)?,
+        None => {
+            let new = e.and_not(&union, &reached)?;
+            revisited |= new != union;
+            new
+        }
     };
     if limit_nodes {
         guard.check_nodes(e.node_count(&new))?;
@@ -291,6 +327,7 @@ fn next_layer<E: BddEngine>(
     guard.check()?;
     bfs.reached = reached;
     bfs.layered = layered;
+    bfs.revisited = revisited;
     Ok((new, new_expand))
 }
 
@@ -338,29 +375,7 @@ fn reach_impl<E: BddEngine>(
         ..ReachStats::default()
     };
     let mut layers = Vec::new();
-    let start = || -> Result<Bfs<E>, BddError> {
-        let init = g.init().clone();
-        // The potential of the initial state, if potentials exist.
-        let layered = match g.potential_levels()? {
-            Some(levels) => {
-                let mut p0 = None;
-                for (p, level) in levels.iter().enumerate() {
-                    if !e.is_false(&e.and(&init, level)?) {
-                        p0 = Some(p);
-                    }
-                }
-                p0.map(|p| (p, Vec::new()))
-            }
-            None => None,
-        };
-        Ok(Bfs {
-            expand: g.and_not_terminal(&init)?,
-            frontier: init,
-            reached: e.constant(false),
-            layered,
-        })
-    };
-    let mut bfs = match start() {
+    let mut bfs = match Bfs::start(g) {
         Ok(b) => b,
         Err(_) => {
             stats.stopped = Some(StopReason::OutOfMemory);

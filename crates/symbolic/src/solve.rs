@@ -1014,9 +1014,11 @@ struct Forward<E: BddEngine> {
     states: BigUint,
 }
 
-/// BFS from the initial state. With `spill`, layers go to files and only the reached set stays
-/// in memory; it also detects whether the game is layered (no move leads back into a layer
-/// already seen, which with BFS means every move goes from layer k to k + 1).
+/// BFS from the initial state (the step of [`crate::reach`]: per-cluster images and terminal
+/// cuts, no difference with the reached states while the layers lie in distinct potential
+/// levels). With `spill`, layers go to files and only the reached set stays in memory; it also
+/// detects whether the game is layered (no move leads back into a layer already seen, which
+/// with BFS means every move goes from layer k to k + 1).
 fn forward<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     ctx: &mut Context<'_, '_, E>,
@@ -1024,36 +1026,30 @@ fn forward<E: BddEngine>(
     spill: &Spill,
 ) -> Result<Forward<E>, SolveOrStop> {
     let e = g.engine();
-    let mut reached = e.constant(false);
-    let mut frontier = g.init().clone();
+    let mut bfs = crate::search::Bfs::start(g)?;
     let mut layers = Vec::new();
-    let mut layered = true;
     let mut depth = 0;
     let mut states = BigUint::default();
-    while !e.is_false(&frontier) {
+    while !e.is_false(&bfs.frontier) {
         ctx.guard.check()?;
-        ctx.track(&frontier)?;
-        states += g.count(&frontier);
-        reached = e.or(&reached, &frontier)?;
-        ctx.track(&reached)?;
-        let expand = g.and_not_terminal(&frontier)?;
-        let img = g.image(&expand)?;
-        if layered && !e.is_false(&e.and(&img, &reached)?) {
-            layered = false;
-        }
+        ctx.track(&bfs.frontier)?;
+        states += g.count(&bfs.frontier);
+        let (new, new_expand) = crate::search::next_layer(g, &mut bfs, depth, true, &ctx.guard)?;
+        ctx.track(&bfs.reached)?;
+        let frontier = std::mem::replace(&mut bfs.frontier, new);
+        let expand = std::mem::replace(&mut bfs.expand, new_expand);
         if to_files {
             spill.write(e, depth, &expand, &e.and_not(&frontier, &expand)?)?;
         } else {
             layers.push(frontier);
         }
-        frontier = e.and_not(&img, &reached)?;
         depth += 1;
     }
     Ok(Forward {
-        reached: Some(reached),
+        reached: Some(bfs.reached),
         layers: (!to_files).then_some(layers),
         depths: depth,
-        layered,
+        layered: !bfs.revisited,
         states,
     })
 }
