@@ -150,7 +150,36 @@ fn a_time_limit_stops_the_set_up_too() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(status.code(), Some(3), "{cmd}: {err}");
         assert!(err.contains("time limit"), "{cmd}: {err}");
+        // Stopped between operations, not by the watchdog.
+        assert!(!err.contains("inside one BDD operation"), "{cmd}: {err}");
     }
+}
+
+/// When one BDD operation outlasts `--time-limit` (checkersTorus: compiling one of its
+/// conditions does not finish in minutes), the watchdog still ends the run with exit code 3
+/// shortly after the limit and says why.
+#[test]
+fn a_time_limit_ends_even_a_single_endless_bdd_operation() {
+    use std::time::{Duration, Instant};
+    let Some(corpus) = crate::corpus() else {
+        return;
+    };
+    let game = corpus.join("checkersTorus.kif");
+    let started = Instant::now();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_symgame"))
+        .args(["reach", "--time-limit", "2", game.to_str().unwrap()])
+        .current_dir(crate::root())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("inside one BDD operation"), "{err}");
+    // 2 s, the 5 s grace and grounding, with room for a loaded machine.
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 /// SIGTERM (a `kill`, a scheduler's time-out) stops a long run like Ctrl-C does: exit code 3,

@@ -82,7 +82,14 @@ pub fn cancel_flag() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let f = flag.clone();
     // Installing twice fails; then the first handler's flag is not ours, but commands install once.
-    let _ = ctrlc::set_handler(move || f.store(true, std::sync::atomic::Ordering::Relaxed));
+    // A second interrupt ends the process at once: the first is only seen between BDD
+    // operations, and one operation can run for minutes.
+    let _ = ctrlc::set_handler(move || {
+        if f.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            eprintln!("symgame: stopped: interrupted twice; nothing more is reported");
+            std::process::exit(3);
+        }
+    });
     flag
 }
 
@@ -144,7 +151,32 @@ fn report_failure(f: Failure) -> ExitCode {
 /// The instant a command's `--time-limit` (seconds) ends, counted from now: set-up (encoding,
 /// compilation) stops there too.
 pub fn setup_deadline(time_limit: Option<f64>) -> Option<std::time::Instant> {
+    if let Some(s) = time_limit {
+        start_watchdog(s);
+    }
     time_limit.map(|s| std::time::Instant::now() + std::time::Duration::from_secs_f64(s))
+}
+
+/// The last resort behind `--time-limit`. Limits are checked between BDD operations, and one
+/// operation (a relational product, or compiling a large GDL condition) cannot be interrupted;
+/// on some games a single one runs for minutes. If the run is still going a grace period after
+/// its limit (a quarter of the limit, at least 5 s), this thread ends the process with the
+/// limit's exit code. Output files are written to a temporary name and renamed, so none is
+/// left half-written.
+fn start_watchdog(limit: f64) {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        let grace = (limit * 0.25).max(5.0);
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_secs_f64(limit + grace));
+            let _out = std::io::stdout().lock();
+            eprintln!(
+                "symgame: stopped: time limit of {limit} s reached inside one BDD operation, which \
+                 had not returned {grace:.0} s later; nothing more is reported"
+            );
+            std::process::exit(3);
+        });
+    });
 }
 
 /// Loads and grounds a game, with an optional grounding time limit in seconds.
