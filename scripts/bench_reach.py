@@ -50,11 +50,16 @@ SUITES = {
           "--terminal-cluster-nodes", str(t)], 300)
         for c, t in [(0, 0), (0, 5000), (50000, 0), (50000, 5000)]
     ],
+    # Both engines on one thread each (oxidd's node table sized for 6x5's solve, 2^27 nodes).
     "solve": [
-        (f"solve_{game}_{backend}", f"gdl/{game}.kif", ["--backend", backend], seconds, "solve")
+        (f"solve_{game}_{name}", f"gdl/{game}.kif", flags, seconds, "solve")
         for game, seconds in [("connect4_5x4", 600), ("connect4_6x4", 1800),
-                              ("connect4_5x5", 3600), ("connect4_6x5", 2730)]
-        for backend in ["biodivine"]
+                              ("connect4_5x5", 3600), ("connect4_6x5", 7200)]
+        for name, flags in [
+            ("biodivine", ["--backend", "biodivine"]),
+            ("oxidd_1t", ["--backend", "oxidd", "--threads", "1", "--nodes-log2", "27",
+                          "--cache-log2", "23"]),
+        ]
     ],
 }
 
