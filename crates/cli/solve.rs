@@ -28,10 +28,13 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     threads: usize,
     /// oxidd node table capacity as a power of two (2^N nodes, reserved, filled on demand).
-    #[arg(long, value_name = "N", default_value_t = 24)]
+    /// Larger than reach's default: a solve keeps two layers' value classes and the relation
+    /// (Connect Four 6×5 needs more than 2^24), and a table near full collects garbage often.
+    #[arg(long, value_name = "N", default_value_t = 27)]
     nodes_log2: u32,
-    /// oxidd apply-cache size as a power of two (2^N entries, allocated at start).
-    #[arg(long, value_name = "N", default_value_t = 22)]
+    /// oxidd apply-cache size as a power of two (2^N entries, allocated at start, about
+    /// 0.25 GB at 23).
+    #[arg(long, value_name = "N", default_value_t = 23)]
     cache_log2: u32,
     /// Layered solving when every move goes from BFS layer k to k + 1 (auto), or never.
     #[arg(long, default_value = "auto", value_parser = parse_layered)]
