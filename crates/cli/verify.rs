@@ -432,6 +432,8 @@ pub fn run(a: Args) -> Result<u8, Failure> {
                 let cfg = Config {
                     limits: Limits {
                         max_nodes: Some(a.node_limit),
+                        // The time left, so that one long search cannot outlast the limit.
+                        max_time: deadline.map(|d| d.saturating_sub(started.elapsed())),
                         cancel: Some(cancel.clone()),
                         ..Limits::default()
                     },
