@@ -1075,7 +1075,6 @@ fn solve_layered<E: BddEngine>(
     for depth in (0..depths).rev() {
         ctx.guard.check()?;
         let (nonterminal, terminal) = spill.read(g, depth)?;
-        let layer = e.or(&nonterminal, &terminal)?;
         ctx.set_universe(&nonterminal)?;
         ctx.check_simultaneous(&nonterminal)?;
         let mut classes: Vec<ValueClass<E>> = ctx
@@ -1161,10 +1160,12 @@ fn solve_layered<E: BddEngine>(
         }
         let mover = mover_counts;
         stats.outcomes = outcomes.list.clone();
+        // The two parts are disjoint: their counts add up to the layer's, without a union.
+        let terminal_count = g.count(&terminal);
         stats.layers.push(SolveLayerStats {
             depth,
-            states: g.count(&layer),
-            terminal: g.count(&terminal),
+            states: g.count(&nonterminal) + &terminal_count,
+            terminal: terminal_count,
             per_outcome: per,
             mover,
             nodes: classes.iter().map(|c| e.node_count(&c.states)).sum(),
