@@ -1,7 +1,7 @@
 //! Explicit exploration against the expected figures in `gdl/*.expect`.
 
 use crate::{corpus, ground_file, root};
-use symgame_explicit::{explore, ExploreLimits, Reasoner};
+use symgame_explicit::{explore, Limits, Reasoner};
 
 /// The `layers`, `states` and `terminal` lines of an expectation file.
 struct Expect {
@@ -36,7 +36,7 @@ fn read_expect(path: &std::path::Path) -> Expect {
 fn check_game(path: &std::path::Path, e: &Expect) {
     let game = ground_file(path);
     let r = Reasoner::new(&game);
-    let x = explore(&r, &ExploreLimits::default(), |_| {});
+    let x = explore(&r, &Limits::default(), |_| {});
     let name = path.display();
     if let Some(l) = &e.layers {
         let got: Vec<u64> = x.layers.iter().map(|l| l.states).collect();
@@ -97,7 +97,7 @@ fn bundled_games_explore_to_their_expected_counts() {
 fn state_limit_stops_with_a_reason_and_keeps_finished_layers() {
     let game = ground_file(&root().join("gdl/tictactoe.kif"));
     let r = Reasoner::new(&game);
-    let limits = ExploreLimits {
+    let limits = Limits {
         max_states: Some(500),
         ..Default::default()
     };

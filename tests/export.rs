@@ -13,7 +13,7 @@ use symgame_explicit::{Reasoner, State};
 use symgame_gamedb::{export, ErrorKind, ExportOptions, Exported, GameDatabase, Layering};
 use symgame_ground::{GroundGame, GroundTerm};
 use symgame_symbolic::{
-    preference, solve, Encoding, GameKind, LayeredMode, SearchLimits, SolveOptions, SymbolicGame,
+    preference, solve, Encoding, GameKind, LayeredMode, Limits, SolveOptions, SymbolicGame,
     SymbolicOptions,
 };
 
@@ -316,9 +316,9 @@ fn solution_directories_and_engines_give_the_same_file() {
     let stopped = SolveOptions {
         out_dir: Some(partial.clone()),
         fingerprint: symgame_symbolic::fingerprint(&g, sg.encoding()),
-        limits: SearchLimits {
+        limits: Limits {
             max_nodes: Some(1),
-            ..SearchLimits::default()
+            ..Limits::default()
         },
         layered: LayeredMode::Auto,
         ..SolveOptions::default()
@@ -353,9 +353,9 @@ fn a_limit_writes_no_file() {
     let g = game("tictactoe");
     let out = dir("limit").join("tt.db");
     let opts = ExportOptions {
-        limits: SearchLimits {
+        limits: Limits {
             max_nodes: Some(5),
-            ..SearchLimits::default()
+            ..Limits::default()
         },
         ..options("tictactoe")
     };

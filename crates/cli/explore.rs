@@ -5,7 +5,7 @@ use serde::Serialize;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
-use symgame_explicit::{explore, Exploration, ExploreLimits, Reasoner};
+use symgame_explicit::{explore, Exploration, Limits, Reasoner};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -33,10 +33,11 @@ struct Report<'a> {
 pub fn run(a: Args) -> Result<(), Failure> {
     let (_, game) = load_game(&a.game, None)?;
     let reasoner = Reasoner::new(&game);
-    let limits = ExploreLimits {
+    let limits = Limits {
         max_states: Some(a.state_limit),
         time_limit: a.time_limit.map(Duration::from_secs_f64),
         cancel: Some(cancel_flag()),
+        ..Limits::default()
     };
     let show_progress = !a.json && std::io::stderr().is_terminal();
     let result = explore(&reasoner, &limits, |e| {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use symgame_bdd::{Backend, EngineConfig};
 use symgame_gamedb::{export, ErrorKind, ExportOptions, Exported, ExportedLayer};
-use symgame_symbolic::{LayeredMode, SearchLimits, SolveStats};
+use symgame_symbolic::{LayeredMode, Limits, SolveStats};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -35,7 +35,7 @@ pub struct Args {
     whole_set: bool,
     /// Stop solving when a BDD has more nodes than this (exit code 3; no file is written).
     #[arg(long, value_name = "N")]
-    node_limit: Option<usize>,
+    node_limit: Option<u64>,
     /// Stop solving after this many seconds (exit code 3; no file is written).
     #[arg(long, value_name = "SECONDS")]
     time_limit: Option<f64>,
@@ -93,10 +93,11 @@ pub fn run(a: Args) -> Result<(), Failure> {
             ..EngineConfig::default()
         },
         layered: a.layered,
-        limits: SearchLimits {
+        limits: Limits {
             max_nodes: a.node_limit,
             time_limit: a.time_limit.map(Duration::from_secs_f64),
             cancel: Some(cancel_flag()),
+            ..Limits::default()
         },
         whole_set: a.whole_set,
         symbolic: symgame_symbolic::SymbolicOptions {

@@ -10,8 +10,8 @@ use symgame_bdd::{Backend, EngineConfig};
 use symgame_explicit::{play_moves, Reasoner};
 use symgame_ground::{GroundGame, GroundTerm};
 use symgame_symbolic::{
-    parse_pattern, plan_with_backend, Algorithm, Direction, Encoding, EncodingKind, PatternChoice,
-    Plan, PlanError, PlanOptions, PlanStats, SearchLimits, SymbolicOptions, AUTO_MAX_NODES,
+    parse_pattern, plan_with_backend, Algorithm, Direction, Encoding, EncodingKind, Limits,
+    PatternChoice, Plan, PlanError, PlanOptions, PlanStats, SymbolicOptions, AUTO_MAX_NODES,
 };
 
 #[derive(clap::Args)]
@@ -50,7 +50,7 @@ pub struct Args {
     threads: usize,
     /// Stop when a BDD has more nodes than this (exit code 3).
     #[arg(long, value_name = "N")]
-    node_limit: Option<usize>,
+    node_limit: Option<u64>,
     /// Stop after this many seconds (exit code 3).
     #[arg(long, value_name = "SECONDS")]
     time_limit: Option<f64>,
@@ -190,10 +190,11 @@ pub fn run(a: Args) -> Result<(), Failure> {
         threads: a.threads,
         ..EngineConfig::default()
     };
-    let limits = SearchLimits {
+    let limits = Limits {
         max_nodes: a.node_limit,
         time_limit: a.time_limit.map(Duration::from_secs_f64),
         cancel: Some(cancel_flag()),
+        ..Limits::default()
     };
     let show_progress = !a.json && std::io::stderr().is_terminal();
     let outcome = plan_with_backend(&game, a.backend, &config, &sym, &opts, &limits, |s| {

@@ -64,7 +64,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let config = Config {
         limits: Limits {
             max_nodes: a.node_limit,
-            max_time: a.time_limit.map(Duration::from_secs_f64),
+            time_limit: a.time_limit.map(Duration::from_secs_f64),
             cancel: Some(cancel_flag()),
             ..Limits::default()
         },

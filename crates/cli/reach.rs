@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use symgame_bdd::{Backend, BddError, EngineConfig};
 use symgame_symbolic::{
-    reach_encoded, Encoding, EncodingKind, Order, ReachStats, SearchLimits, SymbolicError,
+    reach_encoded, Encoding, EncodingKind, Limits, Order, ReachStats, SymbolicError,
     SymbolicOptions,
 };
 
@@ -44,7 +44,7 @@ pub struct Args {
     cache_log2: u32,
     /// Stop when a BDD has more nodes than this (exit code 3; finished layers are printed).
     #[arg(long, value_name = "N")]
-    node_limit: Option<usize>,
+    node_limit: Option<u64>,
     /// Stop after this many seconds, grounding included (exit code 3; finished layers are
     /// printed).
     #[arg(long, value_name = "SECONDS")]
@@ -161,12 +161,13 @@ pub fn run(a: Args) -> Result<(), Failure> {
         node_capacity: 1usize << a.nodes_log2,
         cache_capacity: 1usize << a.cache_log2,
     };
-    let limits = SearchLimits {
+    let limits = Limits {
         max_nodes: a.node_limit,
         time_limit: a
             .time_limit
             .map(|t| Duration::from_secs_f64((t - setup_seconds).max(0.0))),
         cancel: Some(cancel_flag()),
+        ..Limits::default()
     };
     let show_progress = !a.json && std::io::stderr().is_terminal();
     let facts_encoding = encoding.clone();

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 use symgame_bdd::{Backend, EngineConfig};
 use symgame_symbolic::{
-    fingerprint, solve_encoded, Encoding, GameKind, LayeredMode, SearchLimits, SolveError,
-    SolveOptions, SolveStats, SymbolicError, SymbolicOptions,
+    fingerprint, solve_encoded, Encoding, GameKind, LayeredMode, Limits, SolveError, SolveOptions,
+    SolveStats, SymbolicError, SymbolicOptions,
 };
 
 #[derive(clap::Args)]
@@ -43,7 +43,7 @@ pub struct Args {
     layered: LayeredMode,
     /// Stop when a BDD has more nodes than this (exit code 3; finished layers are kept).
     #[arg(long, value_name = "N")]
-    node_limit: Option<usize>,
+    node_limit: Option<u64>,
     /// Stop after this many seconds (exit code 3; finished layers are kept).
     #[arg(long, value_name = "SECONDS")]
     time_limit: Option<f64>,
@@ -110,10 +110,11 @@ pub fn run(a: Args) -> Result<(), Failure> {
         out_dir: a.out.clone(),
         spill_dir: None,
         fingerprint: fingerprint(&game, &encoding),
-        limits: SearchLimits {
+        limits: Limits {
             max_nodes: a.node_limit,
             time_limit: a.time_limit.map(Duration::from_secs_f64),
             cancel: Some(cancel_flag()),
+            ..Limits::default()
         },
     };
     let show_progress = !a.json && std::io::stderr().is_terminal();

@@ -22,7 +22,7 @@ use symgame_ground::GroundGame;
 use symgame_prove::{solve_value, Algo, Config, Limits, ValueOutcome};
 use symgame_symbolic::{
     fingerprint, read_manifest, read_stored, security_values, solve, Encoding, GameKind,
-    SearchLimits, SolveOptions, SymbolicGame, SymbolicOptions,
+    SolveOptions, SymbolicGame, SymbolicOptions,
 };
 
 /// Exit code of a verification that found a disagreement.
@@ -185,7 +185,7 @@ impl EngineJob<Result<Symbolic, Failure>> for Job<'_> {
             }
             x => input(x.to_string()),
         })?;
-        let limits = SearchLimits {
+        let limits = Limits {
             time_limit: a.time_limit.map(Duration::from_secs_f64),
             cancel: Some(self.cancel.clone()),
             ..Default::default()
@@ -433,7 +433,7 @@ pub fn run(a: Args) -> Result<u8, Failure> {
                     limits: Limits {
                         max_nodes: Some(a.node_limit),
                         // The time left, so that one long search cannot outlast the limit.
-                        max_time: deadline.map(|d| d.saturating_sub(started.elapsed())),
+                        time_limit: deadline.map(|d| d.saturating_sub(started.elapsed())),
                         cancel: Some(cancel.clone()),
                         ..Limits::default()
                     },

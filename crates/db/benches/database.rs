@@ -16,7 +16,7 @@ use std::time::Instant;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use symgame_bdd::{BddEngine, EngineConfig, OxiddEngine};
 use symgame_db::Database;
-use symgame_symbolic::{reach, Encoding, SearchLimits, SymbolicGame, SymbolicOptions};
+use symgame_symbolic::{reach, Encoding, Limits, SymbolicGame, SymbolicOptions};
 
 /// Sampled states per measurement.
 const SAMPLE: u64 = 4096;
@@ -58,7 +58,7 @@ fn build() -> (PathBuf, PathBuf) {
     let e = OxiddEngine::new(enc.num_vars(), &cfg).unwrap();
     let g = SymbolicGame::new(&e, &game, enc, &SymbolicOptions::default()).unwrap();
     let t = Instant::now();
-    let run = reach(&g, &SearchLimits::default(), true, |_| {});
+    let run = reach(&g, &Limits::default(), true, |_| {});
     let reach_s = t.elapsed().as_secs_f64();
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench-connect4.db");
     let t = Instant::now();

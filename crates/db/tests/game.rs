@@ -12,7 +12,7 @@ use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig, OxiddEngine};
 use symgame_db::Database;
 use symgame_explicit::{Reasoner, State};
 use symgame_ground::GroundGame;
-use symgame_symbolic::{reach, Encoding, SearchLimits, SymbolicGame, SymbolicOptions};
+use symgame_symbolic::{reach, Encoding, Limits, SymbolicGame, SymbolicOptions};
 
 fn game_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -57,7 +57,7 @@ fn check_game<E: BddEngine>(name: &str, tag: &str) -> PathBuf {
     .unwrap();
     let enc = Encoding::new(&game, Default::default());
     let g = SymbolicGame::new(&e, &game, enc, &SymbolicOptions::default()).unwrap();
-    let run = reach(&g, &SearchLimits::default(), true, |_| {});
+    let run = reach(&g, &Limits::default(), true, |_| {});
     assert_eq!(run.stats.stopped, None);
 
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("db-game-tests");

@@ -14,10 +14,11 @@
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use symgame_ground::{Circuit, Gate, GroundGame, Lit};
+use symgame_limits::Guard;
+pub use symgame_limits::{Limits, StopReason};
 
 /// A game state: the set of true fluents, as a bit set over fluent indexes.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -415,38 +416,6 @@ fn load_fluents(vals: &mut [u8], s: &State, nf: usize) {
     }
 }
 
-/// Why an exploration stopped before the end.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize)]
-pub enum StopReason {
-    /// The state limit was reached.
-    StateLimit,
-    /// The time limit was reached.
-    TimeLimit,
-    /// The cancel flag was raised (Ctrl-C).
-    Cancelled,
-}
-
-impl fmt::Display for StopReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            StopReason::StateLimit => "state limit reached",
-            StopReason::TimeLimit => "time limit reached",
-            StopReason::Cancelled => "cancelled",
-        })
-    }
-}
-
-/// Limits of an exploration.
-#[derive(Clone, Debug, Default)]
-pub struct ExploreLimits {
-    /// Stop before storing more than this many states.
-    pub max_states: Option<u64>,
-    /// Stop after this much time.
-    pub time_limit: Option<Duration>,
-    /// Stop when this flag becomes true.
-    pub cancel: Option<Arc<AtomicBool>>,
-}
-
 /// One breadth-first layer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Layer {
@@ -477,7 +446,7 @@ pub struct Exploration {
 /// are counted but not expanded. `progress` is called after each layer.
 pub fn explore(
     r: &Reasoner,
-    limits: &ExploreLimits,
+    limits: &Limits,
     mut progress: impl FnMut(&Exploration),
 ) -> Exploration {
     let started = Instant::now();
@@ -488,22 +457,9 @@ pub fn explore(
     let mut frontier = vec![init];
     let mut legal: Vec<Vec<MoveId>> = vec![Vec::new(); r.num_roles()];
     let mut joint = vec![0; r.num_roles()];
-    let stop_check = |n: u64| -> Option<StopReason> {
-        if limits.max_states.is_some_and(|m| n > m) {
-            return Some(StopReason::StateLimit);
-        }
-        if limits.time_limit.is_some_and(|t| started.elapsed() > t) {
-            return Some(StopReason::TimeLimit);
-        }
-        if limits
-            .cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::Relaxed))
-        {
-            return Some(StopReason::Cancelled);
-        }
-        None
-    };
+    let guard = Guard::since(limits, started);
+    let stop_check =
+        |n: u64| -> Option<StopReason> { guard.check_states(n).and_then(|()| guard.check()).err() };
     while !frontier.is_empty() {
         let mut layer = Layer {
             states: frontier.len() as u64,

@@ -8,7 +8,7 @@ use symgame_bdd::{Backend, BddEngine, BddNodes, EngineConfig, EngineJob};
 use symgame_db::{Outcome, Schema, WriteSummary, Writer};
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    read_manifest, read_stored, solve, Encoding, GameKind, LayeredMode, Manifest, SearchLimits,
+    read_manifest, read_stored, solve, Encoding, GameKind, LayeredMode, Limits, Manifest,
     SolveError, SolveOptions, SolveStats, StopReason, SymbolicError, SymbolicGame, SymbolicOptions,
 };
 
@@ -29,7 +29,7 @@ pub struct ExportOptions {
     pub layered: LayeredMode,
     /// Limits of the solver; a stop is a result ([`Exported::stopped`]), and no file is
     /// written.
-    pub limits: SearchLimits,
+    pub limits: Limits,
     /// Write one database layer for the whole reachable set even when the game is solved
     /// layer by layer: a smaller file when the layers share structure (1.9x instead of 3.4x
     /// the 2-bit floor on Connect Four 5×4), and lookups need not find the layer first.
@@ -48,7 +48,7 @@ impl Default for ExportOptions {
             engine: EngineConfig::default(),
             symbolic: SymbolicOptions::default(),
             layered: LayeredMode::Auto,
-            limits: SearchLimits::default(),
+            limits: Limits::default(),
             whole_set: false,
             solution: None,
             game_name: String::new(),

@@ -3,9 +3,9 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+pub use symgame_limits::{Guard, Limits, StopReason};
 
 /// Proof or disproof number of a solved-against node ("infinity"). Sums saturate here.
 pub(crate) const INF: u64 = 1 << 62;
@@ -123,20 +123,6 @@ impl Pn2Limit {
     }
 }
 
-/// Resource limits of one search. `None` means unlimited.
-#[derive(Clone, Debug, Default)]
-pub struct Limits {
-    /// The largest number of node expansions.
-    pub max_nodes: Option<u64>,
-    /// The longest wall-clock time.
-    pub max_time: Option<Duration>,
-    /// The most memory for the search's own structures (an estimate from node and entry sizes;
-    /// states' heap allocations are not counted).
-    pub max_memory_bytes: Option<usize>,
-    /// Set to `true` from another thread to stop the search.
-    pub cancel: Option<Arc<AtomicBool>>,
-}
-
 /// Everything an algorithm can be tuned with.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -170,30 +156,6 @@ impl Default for Config {
             tt_capacity: 1 << 20,
             epsilon: 0.0,
         }
-    }
-}
-
-/// Why a search stopped before an answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum StopReason {
-    /// [`Limits::max_nodes`] expansions were done.
-    NodeLimit,
-    /// [`Limits::max_time`] passed.
-    TimeLimit,
-    /// [`Limits::max_memory_bytes`] would be exceeded.
-    MemoryLimit,
-    /// [`Limits::cancel`] was set.
-    Cancelled,
-}
-
-impl fmt::Display for StopReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            StopReason::NodeLimit => "node limit reached",
-            StopReason::TimeLimit => "time limit reached",
-            StopReason::MemoryLimit => "memory limit reached",
-            StopReason::Cancelled => "cancelled",
-        })
     }
 }
 
@@ -267,8 +229,7 @@ pub struct SearchResult {
 
 /// Expansion counting and limit checks of one search.
 pub(crate) struct Budget<'l> {
-    limits: &'l Limits,
-    start: Instant,
+    guard: Guard<'l>,
     /// Expansions so far.
     pub(crate) expanded: u64,
     /// The largest node or entry count seen by [`Budget::check`].
@@ -278,8 +239,7 @@ pub(crate) struct Budget<'l> {
 impl<'l> Budget<'l> {
     pub(crate) fn new(limits: &'l Limits) -> Self {
         Budget {
-            limits,
-            start: Instant::now(),
+            guard: Guard::new(limits),
             expanded: 0,
             peak: 0,
         }
@@ -288,25 +248,13 @@ impl<'l> Budget<'l> {
     /// Called before each expansion with the current size of the search's structures.
     pub(crate) fn check(&mut self, in_memory: u64, bytes: usize) -> Result<(), StopReason> {
         self.peak = self.peak.max(in_memory);
-        let limits = self.limits;
-        if let Some(cancel) = &limits.cancel {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(StopReason::Cancelled);
-            }
+        if self.guard.limits.cancelled() {
+            return Err(StopReason::Cancelled);
         }
-        if limits.max_nodes.is_some_and(|max| self.expanded >= max) {
-            return Err(StopReason::NodeLimit);
-        }
-        if limits
-            .max_time
-            .is_some_and(|max| self.start.elapsed() >= max)
-        {
-            return Err(StopReason::TimeLimit);
-        }
-        if limits.max_memory_bytes.is_some_and(|max| bytes > max) {
-            return Err(StopReason::MemoryLimit);
-        }
-        Ok(())
+        // A node limit of n allows n expansions.
+        self.guard.check_nodes(self.expanded.saturating_add(1))?;
+        self.guard.check()?;
+        self.guard.check_memory(bytes)
     }
 
     /// The statistics so far.
@@ -315,7 +263,7 @@ impl<'l> Budget<'l> {
             nodes_expanded: self.expanded,
             nodes_in_memory: self.peak,
             proof_size,
-            time: self.start.elapsed(),
+            time: self.guard.elapsed(),
         }
     }
 }

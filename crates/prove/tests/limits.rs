@@ -64,7 +64,7 @@ fn node_limit_counts_expansions() {
 fn zero_time_limit_stops() {
     stops_with(
         &limited(Limits {
-            max_time: Some(Duration::ZERO),
+            time_limit: Some(Duration::ZERO),
             ..Limits::default()
         }),
         StopReason::TimeLimit,
@@ -130,7 +130,7 @@ fn cancel_from_another_thread_stops_a_long_search() {
         let cancel = Arc::new(AtomicBool::new(false));
         let config = limited(Limits {
             cancel: Some(cancel.clone()),
-            max_time: Some(Duration::from_secs(20)),
+            time_limit: Some(Duration::from_secs(20)),
             max_memory_bytes: Some(256 << 20),
             ..Limits::default()
         });

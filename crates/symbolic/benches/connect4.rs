@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, Criterion};
 use symgame_bdd::{BddEngine, BddNodes, BiodivineEngine, EngineConfig, OxiddEngine};
 use symgame_ground::GroundGame;
-use symgame_symbolic::{reach, Encoding, SearchLimits, SymbolicGame, SymbolicOptions};
+use symgame_symbolic::{reach, Encoding, Limits, SymbolicGame, SymbolicOptions};
 
 /// The layer the kernels start from (its successors form layer `LAYER + 1`).
 const LAYER: usize = 15;
@@ -35,7 +35,7 @@ fn fixture() -> Fixture {
     let e = BiodivineEngine::new(encoding.num_vars(), &EngineConfig::small()).unwrap();
     let g = SymbolicGame::new(&e, &game, encoding.clone(), &opts).unwrap();
     let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let limits = SearchLimits {
+    let limits = Limits {
         cancel: Some(cancel.clone()),
         ..Default::default()
     };

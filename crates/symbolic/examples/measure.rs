@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use symgame_bdd::{Backend, EngineConfig};
 use symgame_symbolic::{
-    reach_with_backend, Encoding, EncodingKind, Order, SearchLimits, SymbolicOptions,
+    reach_with_backend, Encoding, EncodingKind, Limits, Order, SymbolicOptions,
 };
 
 fn main() {
@@ -21,7 +21,7 @@ fn main() {
     let mut backend = Backend::Biodivine;
     let mut cfg = EngineConfig::default();
     let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let mut limits = SearchLimits {
+    let mut limits = Limits {
         cancel: Some(cancel.clone()),
         ..Default::default()
     };

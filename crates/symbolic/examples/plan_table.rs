@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use symgame_bdd::{Backend, EngineConfig};
 use symgame_symbolic::{
-    parse_pattern, plan_with_backend, Algorithm, Encoding, Order, PatternChoice, PlanOptions,
-    SearchLimits, SymbolicOptions,
+    parse_pattern, plan_with_backend, Algorithm, Encoding, Limits, Order, PatternChoice,
+    PlanOptions, SymbolicOptions,
 };
 
 /// CPU seconds of this process (user + system), from /proc on Linux.
@@ -90,7 +90,7 @@ fn main() {
                 patterns,
                 ..PlanOptions::default()
             };
-            let limits = SearchLimits {
+            let limits = Limits {
                 time_limit: Some(time_limit),
                 ..Default::default()
             };

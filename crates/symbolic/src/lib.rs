@@ -10,7 +10,7 @@
 //!   [`SymbolicGame::image`], [`SymbolicGame::pre_image`] and
 //!   [`SymbolicGame::strong_pre_image`];
 //! * [`reach`] (symbolic BFS with exact per-layer counts, [`ReachStats`], [`LayerStats`],
-//!   [`SearchLimits`], [`StopReason`]; [`reach_until`] stops at a goal set) and
+//!   [`Limits`], [`StopReason`]; [`reach_until`] stops at a goal set) and
 //!   [`shortest_path`] (bidirectional BFS, [`Path`]);
 //! * [`plan`] (optimal plans by BFS, bidirectional BFS, Dijkstra with action costs
 //!   ([`Costs`]) or BDDA* ([`Algorithm`]) with symbolic pattern databases
@@ -70,8 +70,8 @@ pub use plan::{
     PlanOutcome, PlanStats, Selection, AUTO_MAX_NODES,
 };
 pub use search::{
-    reach, reach_count, reach_until, shortest_path, shortest_path_within, LayerStats, Path, Reach,
-    ReachStats, SearchLimits, StopReason,
+    reach, reach_count, reach_until, shortest_path, shortest_path_within, LayerStats, Limits, Path,
+    Reach, ReachStats, StopReason,
 };
 pub use solve::{
     preference, security_values, solve, solve_encoded, solve_with_backend, GameKind, LayeredMode,
@@ -86,7 +86,7 @@ struct ReachJob<'a, F> {
     game: &'a GroundGame,
     encoding: Encoding,
     opts: &'a SymbolicOptions,
-    limits: &'a SearchLimits,
+    limits: &'a Limits,
     progress: F,
 }
 
@@ -105,7 +105,7 @@ pub fn reach_with_backend(
     backend: Backend,
     config: &EngineConfig,
     opts: &SymbolicOptions,
-    limits: &SearchLimits,
+    limits: &Limits,
     progress: impl FnMut(&ReachStats),
 ) -> Result<ReachStats, SymbolicError> {
     let encoding = Encoding::with_options(game, opts);
@@ -119,7 +119,7 @@ pub fn reach_encoded(
     backend: Backend,
     config: &EngineConfig,
     opts: &SymbolicOptions,
-    limits: &SearchLimits,
+    limits: &Limits,
     progress: impl FnMut(&ReachStats),
 ) -> Result<ReachStats, SymbolicError> {
     let n = encoding.num_vars();
@@ -140,7 +140,7 @@ struct PathJob<'a> {
     game: &'a GroundGame,
     encoding: Encoding,
     opts: &'a SymbolicOptions,
-    limits: &'a SearchLimits,
+    limits: &'a Limits,
     role: usize,
     value: u8,
 }
@@ -160,7 +160,7 @@ pub fn shortest_path_with_backend(
     backend: Backend,
     config: &EngineConfig,
     opts: &SymbolicOptions,
-    limits: &SearchLimits,
+    limits: &Limits,
     role: &str,
     value: u8,
 ) -> Result<Option<Path>, SymbolicError> {

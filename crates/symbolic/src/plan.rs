@@ -36,7 +36,7 @@ use symgame_ground::{GroundGame, GroundTerm};
 use crate::encoding::Encoding;
 use crate::game::{or_all, JointMove, Partition, SymbolicError, SymbolicGame, SymbolicOptions};
 use crate::search::{
-    reach_until, shortest_path_within, step_between, Guard, Interrupt, SearchLimits, StopReason,
+    reach_until, shortest_path_within, step_between, Guard, Interrupt, Limits, StopReason,
 };
 
 /// A planning algorithm.
@@ -489,7 +489,7 @@ pub fn plan<E: BddEngine>(
     goal: &E::Bdd,
     algorithm: Algorithm,
     heuristic: Option<&Heuristic<E>>,
-    limits: &SearchLimits,
+    limits: &Limits,
     progress: impl FnMut(&PlanStats),
 ) -> Result<PlanOutcome, PlanError> {
     let started = Instant::now();
@@ -514,7 +514,7 @@ fn plan_bfs<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     costs: &Costs,
     goal: &E::Bdd,
-    limits: &SearchLimits,
+    limits: &Limits,
     mut progress: impl FnMut(&PlanStats),
 ) -> Result<PlanOutcome, PlanError> {
     let e = g.engine();
@@ -577,7 +577,7 @@ fn plan_bidir<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     costs: &Costs,
     goal: &E::Bdd,
-    limits: &SearchLimits,
+    limits: &Limits,
 ) -> Result<PlanOutcome, PlanError> {
     let mut stats = PlanStats::new(Algorithm::Bidir);
     let started = Instant::now();
@@ -704,7 +704,7 @@ fn best_first_inner<E: BddEngine>(
         }
         stats.expanded_layers += 1;
         closed = e.or(&closed, &s)?;
-        guard.check_nodes(e.node_count(&closed))?;
+        guard.check_nodes(e.node_count(&closed) as u64)?;
         let live = g.and_not_terminal(&s)?;
         if !e.is_false(&live) {
             let slot = expanded.entry(cost).or_insert_with(|| e.constant(false));
@@ -721,7 +721,7 @@ fn best_first_inner<E: BddEngine>(
                         Some(old) => e.or(&old, &set)?,
                         None => set,
                     };
-                    guard.check_nodes(e.node_count(&merged))?;
+                    guard.check_nodes(e.node_count(&merged) as u64)?;
                     open.insert(key, merged);
                     Ok(())
                 };
@@ -903,7 +903,7 @@ pub fn pattern_database<E: BddEngine>(
     costs: &Costs,
     goal: &E::Bdd,
     pattern: &[usize],
-    limits: &SearchLimits,
+    limits: &Limits,
 ) -> Result<Result<PatternDatabase<E>, StopReason>, PlanError> {
     let guard = Guard {
         limits,
@@ -937,7 +937,7 @@ fn build_pdb<E: BddEngine>(
     let mut note = |b: &E::Bdd| -> Result<(), Interrupt> {
         let n = e.node_count(b);
         peak = peak.max(n);
-        guard.check_nodes(n)
+        Ok(guard.check_nodes(n as u64)?)
     };
 
     let mut classes: Vec<(u64, Vec<AbstractPart<E>>)> = Vec::new();
@@ -1168,12 +1168,16 @@ pub fn select_pattern<E: BddEngine>(
     costs: &Costs,
     goal: &E::Bdd,
     max_nodes: usize,
-    limits: &SearchLimits,
+    limits: &Limits,
 ) -> Result<Result<Selection<E>, StopReason>, PlanError> {
     let (order, _) = pattern_order(game, g, goal);
     let started = Instant::now();
-    let budget = SearchLimits {
-        max_nodes: Some(limits.max_nodes.map_or(max_nodes, |m| m.min(max_nodes))),
+    let budget = Limits {
+        max_nodes: Some(
+            limits
+                .max_nodes
+                .map_or(max_nodes as u64, |m| m.min(max_nodes as u64)),
+        ),
         ..limits.clone()
     };
     let mut tried = Vec::new();
@@ -1209,8 +1213,8 @@ pub fn select_pattern<E: BddEngine>(
 }
 
 /// `limits` with the time limit reduced by the time elapsed since `started`.
-fn remaining(limits: &SearchLimits, started: Instant) -> SearchLimits {
-    SearchLimits {
+fn remaining(limits: &Limits, started: Instant) -> Limits {
+    Limits {
         time_limit: limits
             .time_limit
             .map(|t| t.saturating_sub(started.elapsed())),
@@ -1383,7 +1387,7 @@ pub fn build_heuristic<E: BddEngine>(
     costs: &Costs,
     goal: &E::Bdd,
     choice: &PatternChoice,
-    limits: &SearchLimits,
+    limits: &Limits,
 ) -> Result<Result<(Heuristic<E>, HeuristicStats), StopReason>, PlanError> {
     let e = g.engine();
     let started = Instant::now();
@@ -1432,7 +1436,7 @@ struct PlanJob<'a, F> {
     opts: &'a SymbolicOptions,
     plan: &'a PlanOptions,
     role: usize,
-    limits: &'a SearchLimits,
+    limits: &'a Limits,
     progress: F,
 }
 
@@ -1489,7 +1493,7 @@ pub fn plan_with_backend(
     config: &EngineConfig,
     opts: &SymbolicOptions,
     plan: &PlanOptions,
-    limits: &SearchLimits,
+    limits: &Limits,
     progress: impl FnMut(&PlanStats),
 ) -> Result<PlanOutcome, PlanError> {
     let role = match plan.role {

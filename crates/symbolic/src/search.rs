@@ -1,51 +1,13 @@
 //! Symbolic breadth-first search: reachability with exact layer counts, and bidirectional
 //! shortest-path search.
 
-use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
 use num_bigint::BigUint;
 use serde::{Deserialize, Serialize};
 use symgame_bdd::{BddEngine, BddError};
+pub(crate) use symgame_limits::Guard;
+pub use symgame_limits::{Limits, StopReason};
 
 use crate::game::{or_all, JointMove, Partition, SymbolicGame};
-
-/// Why a search stopped before it finished.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum StopReason {
-    /// A BDD (frontier or reached set) exceeded the node limit.
-    NodeLimit,
-    /// The time limit was reached.
-    TimeLimit,
-    /// The cancel flag was raised.
-    Cancelled,
-    /// The BDD engine ran out of nodes.
-    OutOfMemory,
-}
-
-impl fmt::Display for StopReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            StopReason::NodeLimit => "BDD node limit reached",
-            StopReason::TimeLimit => "time limit reached",
-            StopReason::Cancelled => "cancelled",
-            StopReason::OutOfMemory => "BDD engine out of nodes",
-        })
-    }
-}
-
-/// Limits of a search. Checked between partitions and between layers.
-#[derive(Clone, Debug, Default)]
-pub struct SearchLimits {
-    /// Stop when a frontier or the reached set has more BDD nodes than this.
-    pub max_nodes: Option<usize>,
-    /// Stop after this much time.
-    pub time_limit: Option<Duration>,
-    /// Stop when this flag becomes true.
-    pub cancel: Option<Arc<AtomicBool>>,
-}
 
 /// Serialises a `BigUint` as a decimal string.
 pub(crate) mod big_string {
@@ -119,36 +81,9 @@ impl From<BddError> for Interrupt {
     }
 }
 
-pub(crate) struct Guard<'a> {
-    pub(crate) limits: &'a SearchLimits,
-    pub(crate) started: Instant,
-}
-
-impl Guard<'_> {
-    pub(crate) fn check(&self) -> Result<(), Interrupt> {
-        if self
-            .limits
-            .time_limit
-            .is_some_and(|t| self.started.elapsed() > t)
-        {
-            return Err(Interrupt::Stop(StopReason::TimeLimit));
-        }
-        if self
-            .limits
-            .cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::Relaxed))
-        {
-            return Err(Interrupt::Stop(StopReason::Cancelled));
-        }
-        Ok(())
-    }
-
-    pub(crate) fn check_nodes(&self, n: usize) -> Result<(), Interrupt> {
-        if self.limits.max_nodes.is_some_and(|m| n > m) {
-            return Err(Interrupt::Stop(StopReason::NodeLimit));
-        }
-        Ok(())
+impl From<StopReason> for Interrupt {
+    fn from(r: StopReason) -> Self {
+        Interrupt::Stop(r)
     }
 }
 
@@ -190,7 +125,7 @@ fn pre_image_guarded<E: BddEngine>(
 /// the complete layers are kept and `stats.stopped` says why.
 pub fn reach<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
-    limits: &SearchLimits,
+    limits: &Limits,
     keep_layers: bool,
     progress: impl FnMut(&ReachStats),
 ) -> Reach<E> {
@@ -202,7 +137,7 @@ pub fn reach<E: BddEngine>(
 /// saves a union and a difference with the reached set per layer.
 pub fn reach_count<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
-    limits: &SearchLimits,
+    limits: &Limits,
     progress: impl FnMut(&ReachStats),
 ) -> ReachStats {
     reach_impl(g, None, limits, false, false, progress).stats
@@ -270,7 +205,7 @@ pub(crate) fn next_layer<E: BddEngine>(
         _ => {
             reached = e.or(&reached, &bfs.frontier)?;
             if limit_nodes {
-                guard.check_nodes(e.node_count(&reached))?;
+                guard.check_nodes(e.node_count(&reached) as u64)?;
             }
         }
     }
@@ -309,7 +244,7 @@ pub(crate) fn next_layer<E: BddEngine>(
         }
     };
     if limit_nodes {
-        guard.check_nodes(e.node_count(&new))?;
+        guard.check_nodes(e.node_count(&new) as u64)?;
     }
     // A successor (under one cluster) of a non-terminal state is terminal only by a terminal
     // part that cluster can make true, so each image is cut by its cluster's parts only.
@@ -350,7 +285,7 @@ fn goal_layer<E: BddEngine>(
 pub fn reach_until<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     goal: &E::Bdd,
-    limits: &SearchLimits,
+    limits: &Limits,
     keep_layers: bool,
     progress: impl FnMut(&ReachStats),
 ) -> Reach<E> {
@@ -360,7 +295,7 @@ pub fn reach_until<E: BddEngine>(
 fn reach_impl<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     goal: Option<&E::Bdd>,
-    limits: &SearchLimits,
+    limits: &Limits,
     keep_layers: bool,
     keep_reached: bool,
     mut progress: impl FnMut(&ReachStats),
@@ -368,7 +303,7 @@ fn reach_impl<E: BddEngine>(
     let e = g.engine();
     let guard = Guard {
         limits,
-        started: Instant::now(),
+        started: std::time::Instant::now(),
     };
     let mut stats = ReachStats {
         partitions: g.clusters().len(),
@@ -389,7 +324,7 @@ fn reach_impl<E: BddEngine>(
     while !e.is_false(&bfs.frontier) {
         let k = stats.layers.len();
         let (states, nodes) = g.count_and_nodes(&bfs.frontier);
-        if let Err(Interrupt::Stop(why)) = guard.check().and_then(|()| guard.check_nodes(nodes)) {
+        if let Err(why) = guard.check().and_then(|()| guard.check_nodes(nodes as u64)) {
             stats.stopped = Some(why);
             break;
         }
@@ -485,7 +420,7 @@ pub struct Path {
 pub fn shortest_path<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     goal: &E::Bdd,
-    limits: &SearchLimits,
+    limits: &Limits,
 ) -> Result<Option<Path>, StopReason> {
     shortest_path_within(g, goal, None, limits)
 }
@@ -496,11 +431,11 @@ pub fn shortest_path_within<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     goal: &E::Bdd,
     domain: Option<&E::Bdd>,
-    limits: &SearchLimits,
+    limits: &Limits,
 ) -> Result<Option<Path>, StopReason> {
     let guard = Guard {
         limits,
-        started: Instant::now(),
+        started: std::time::Instant::now(),
     };
     match bidir(g, goal, domain, &guard) {
         Ok(p) => Ok(p),
@@ -565,7 +500,7 @@ fn bidir<E: BddEngine>(
         if e.node_count(last_f) <= e.node_count(last_b) {
             let img = image_guarded(g, &g.and_not_terminal(last_f)?, guard)?;
             let new = e.and_not(&img, &seen_f)?;
-            guard.check_nodes(e.node_count(&new))?;
+            guard.check_nodes(e.node_count(&new) as u64)?;
             seen_f = e.or(&seen_f, &new)?;
             forward.push(size(&new)?);
             peak_nodes = peak_nodes.max(held(&new, last_b, &seen_f, &seen_b));
@@ -576,7 +511,7 @@ fn bidir<E: BddEngine>(
         } else {
             let pre = pre_image_guarded(g, &back, last_b, guard)?;
             let new = e.and_not(&pre, &seen_b)?;
-            guard.check_nodes(e.node_count(&new))?;
+            guard.check_nodes(e.node_count(&new) as u64)?;
             seen_b = e.or(&seen_b, &new)?;
             backward.push(size(&new)?);
             peak_nodes = peak_nodes.max(held(last_f, &new, &seen_f, &seen_b));

@@ -31,7 +31,7 @@ use symgame_ground::GroundGame;
 
 use crate::files::{self, StoredClass, StoredLayer};
 use crate::game::{or_all, SymbolicError, SymbolicGame};
-use crate::search::{big_string, Guard, Interrupt, SearchLimits, StopReason};
+use crate::search::{big_string, Guard, Interrupt, Limits, StopReason};
 
 /// Which retrograde algorithm a game needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -83,7 +83,7 @@ pub struct SolveOptions {
     /// [`crate::fingerprint`]).
     pub fingerprint: String,
     /// Limits; a stop is reported in [`SolveStats::stopped`], with the finished layers kept.
-    pub limits: SearchLimits,
+    pub limits: Limits,
 }
 
 /// Errors of [`solve`] (resource limits are not errors: see [`SolveStats::stopped`]).
@@ -357,7 +357,7 @@ struct Context<'g, 'e, E: BddEngine> {
 }
 
 impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
-    fn new(g: &'g SymbolicGame<'e, E>, limits: &'g SearchLimits) -> BddResult<Self> {
+    fn new(g: &'g SymbolicGame<'e, E>, limits: &'g Limits) -> BddResult<Self> {
         let e = g.engine();
         let roles = g.role_names().len();
         // States where a role has at least two legal moves.
@@ -432,7 +432,7 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
     fn track(&mut self, b: &E::Bdd) -> Result<(), Interrupt> {
         let n = self.e().node_count(b);
         self.peak = self.peak.max(n);
-        self.guard.check_nodes(n)
+        Ok(self.guard.check_nodes(n as u64)?)
     }
 
     /// Splits the terminal states `t` by outcome (a missing goal value reads as 0, the same
@@ -584,6 +584,12 @@ impl From<Interrupt> for SolveOrStop {
         match i {
             Interrupt::Stop(r) => SolveOrStop::Stop(r),
         }
+    }
+}
+
+impl From<StopReason> for SolveOrStop {
+    fn from(r: StopReason) -> Self {
+        SolveOrStop::Stop(r)
     }
 }
 
@@ -922,7 +928,7 @@ pub fn security_values<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     reached: &E::Bdd,
     role: usize,
-    limits: &SearchLimits,
+    limits: &Limits,
 ) -> Result<Vec<(u8, E::Bdd)>, SolveError> {
     let roles = g.role_names().len();
     if roles > 2 {

@@ -11,7 +11,7 @@ use symgame_explicit::{Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
     build_heuristic, goal_states, parse_pattern, pattern_order, plan_with_backend, Algorithm,
-    Costs, Encoding, EncodingKind, Order, PatternChoice, PlanOptions, SearchLimits, StopReason,
+    Costs, Encoding, EncodingKind, Limits, Order, PatternChoice, PlanOptions, StopReason,
     SymbolicGame, SymbolicOptions,
 };
 
@@ -104,8 +104,8 @@ fn distances_to_goal(g: &Graph) -> Vec<Option<u64>> {
     dist
 }
 
-fn limits() -> SearchLimits {
-    SearchLimits::default()
+fn limits() -> Limits {
+    Limits::default()
 }
 
 /// Plans `name` with `algorithm` and checks the plan by explicit replay; returns (moves, cost).
@@ -385,7 +385,7 @@ fn limits_stop_planning_with_a_reason() {
                 algorithm: algo,
                 ..PlanOptions::default()
             },
-            &SearchLimits {
+            &Limits {
                 cancel: Some(cancel),
                 ..Default::default()
             },
@@ -404,7 +404,7 @@ fn limits_stop_planning_with_a_reason() {
                 patterns: PatternChoice::Given(vec![]),
                 ..PlanOptions::default()
             },
-            &SearchLimits {
+            &Limits {
                 max_nodes: Some(30),
                 ..Default::default()
             },

@@ -6,11 +6,11 @@ use std::path::{Path as FsPath, PathBuf};
 
 use num_bigint::BigUint;
 use symgame_bdd::{Backend, BddEngine, BiodivineEngine, EngineConfig, OxiddEngine};
-use symgame_explicit::{explore, ExploreLimits, Reasoner, State};
+use symgame_explicit::{explore, Limits, Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
     reach, reach_with_backend, shortest_path_within, Encoding, EncodingKind, Order, ReachStats,
-    SearchLimits, SymbolicGame, SymbolicOptions,
+    SymbolicGame, SymbolicOptions,
 };
 
 fn root() -> PathBuf {
@@ -28,7 +28,7 @@ fn symbolic_layers(game: &GroundGame, backend: Backend, opts: &SymbolicOptions) 
         backend,
         &EngineConfig::small(),
         opts,
-        &SearchLimits::default(),
+        &Limits::default(),
         |_| {},
     )
     .unwrap();
@@ -43,7 +43,7 @@ fn cross_check(path: &FsPath, max_states: u64) -> Option<u64> {
     let r = Reasoner::new(&game);
     let ex = explore(
         &r,
-        &ExploreLimits {
+        &Limits {
             max_states: Some(max_states),
             ..Default::default()
         },
@@ -237,7 +237,7 @@ fn connect4_6x5_count_heavy() {
         Backend::Oxidd,
         &config,
         &opts,
-        &SearchLimits::default(),
+        &Limits::default(),
         |_| {},
     )
     .unwrap();
@@ -293,7 +293,7 @@ fn check_preimages<E: BddEngine>(engine: &E, game: &GroundGame, graph: &Graph) {
     let enc = Encoding::new(game, Order::Heuristic);
     let g = SymbolicGame::new(engine, game, enc, &SymbolicOptions::default()).unwrap();
     let e = engine;
-    let r = reach(&g, &SearchLimits::default(), false, |_| {});
+    let r = reach(&g, &Limits::default(), false, |_| {});
     let reached = r.reached;
     // Target sets: every third state, and the terminal states, and all non-terminal ones.
     let pick = |f: &dyn Fn(usize) -> bool| -> (HashSet<usize>, E::Bdd) {
@@ -391,8 +391,8 @@ fn check_path<E: BddEngine>(engine: &E, game: &GroundGame, expected_len: usize, 
         .unwrap();
     // The 8-puzzle relation is a conjunct list: restrict the backward search to the
     // forward-reachable states (see `shortest_path_within`).
-    let domain = within.then(|| reach(&g, &SearchLimits::default(), false, |_| {}).reached);
-    let path = shortest_path_within(&g, &goal, domain.as_ref(), &SearchLimits::default())
+    let domain = within.then(|| reach(&g, &Limits::default(), false, |_| {}).reached);
+    let path = shortest_path_within(&g, &goal, domain.as_ref(), &Limits::default())
         .unwrap()
         .expect("a path exists");
     assert_eq!(path.moves.len(), expected_len);
@@ -449,7 +449,7 @@ fn limits_stop_cleanly_and_keep_layers() {
         Backend::Biodivine,
         &EngineConfig::small(),
         &SymbolicOptions::default(),
-        &SearchLimits {
+        &Limits {
             max_nodes: Some(200),
             ..Default::default()
         },
@@ -465,7 +465,7 @@ fn limits_stop_cleanly_and_keep_layers() {
         Backend::Oxidd,
         &EngineConfig::small(),
         &SymbolicOptions::default(),
-        &SearchLimits {
+        &Limits {
             cancel: Some(cancel),
             ..Default::default()
         },

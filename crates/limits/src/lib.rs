@@ -1,0 +1,192 @@
+//! Limits and stop reasons shared by every search in symgame.
+//!
+//! Every long computation (explicit enumeration, proof-number search, symbolic BFS, retrograde
+//! solving, planning) takes [`Limits`] and, when one is hit, ends with a [`StopReason`] instead of
+//! an error or a panic: a limit is a result. A [`Guard`] holds the limits and the start time of
+//! one run and answers "may I go on?".
+//!
+//! Architecture invariant: this crate depends on no other symgame crate, so every crate that stops
+//! can share it, the explicit side and the symbolic side alike.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+/// Why a search stopped before it finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum StopReason {
+    /// [`Limits::max_nodes`] was exceeded: BDD nodes of a set (symbolic searches) or node
+    /// expansions (explicit searches).
+    NodeLimit,
+    /// [`Limits::max_states`] states were stored (explicit enumeration).
+    StateLimit,
+    /// [`Limits::time_limit`] passed.
+    TimeLimit,
+    /// [`Limits::max_memory_bytes`] would be exceeded.
+    MemoryLimit,
+    /// The BDD engine ran out of nodes (its node table is full).
+    OutOfMemory,
+    /// [`Limits::cancel`] was raised (Ctrl-C, SIGTERM).
+    Cancelled,
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StopReason::NodeLimit => "node limit reached",
+            StopReason::StateLimit => "state limit reached",
+            StopReason::TimeLimit => "time limit reached",
+            StopReason::MemoryLimit => "memory limit reached",
+            StopReason::OutOfMemory => "BDD engine out of nodes",
+            StopReason::Cancelled => "cancelled",
+        })
+    }
+}
+
+/// Resource limits of one run. `None` means unlimited; [`Limits::default`] has none.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// The most nodes: BDD nodes of one set (symbolic searches) or node expansions (explicit
+    /// searches).
+    pub max_nodes: Option<u64>,
+    /// The most states stored (explicit enumeration).
+    pub max_states: Option<u64>,
+    /// The most memory for a search's own structures, in bytes.
+    pub max_memory_bytes: Option<usize>,
+    /// The longest wall-clock time.
+    pub time_limit: Option<Duration>,
+    /// Set to `true` from another thread (a signal handler) to stop the run.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Limits {
+    /// Whether the cancel flag is raised.
+    pub fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+}
+
+/// The limits of one run with the instant it started: answers whether the run may go on.
+#[derive(Clone, Debug)]
+pub struct Guard<'a> {
+    /// The limits.
+    pub limits: &'a Limits,
+    /// When the run started; the time limit counts from here.
+    pub started: Instant,
+}
+
+impl<'a> Guard<'a> {
+    /// A guard whose clock starts now.
+    pub fn new(limits: &'a Limits) -> Self {
+        Guard::since(limits, Instant::now())
+    }
+
+    /// A guard whose clock started at `started`.
+    pub fn since(limits: &'a Limits, started: Instant) -> Self {
+        Guard { limits, started }
+    }
+
+    /// Time since the start.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// The instant the time limit passes, if there is one.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.limits
+            .time_limit
+            .and_then(|t| self.started.checked_add(t))
+    }
+
+    /// Time left before the time limit (`None` when unlimited).
+    pub fn time_left(&self) -> Option<Duration> {
+        self.limits
+            .time_limit
+            .map(|t| t.saturating_sub(self.started.elapsed()))
+    }
+
+    /// `Err(Cancelled)` when the cancel flag is raised, `Err(TimeLimit)` when the time is up
+    /// (a limit of zero is up at once).
+    pub fn check(&self) -> Result<(), StopReason> {
+        if self.limits.cancelled() {
+            return Err(StopReason::Cancelled);
+        }
+        if self
+            .limits
+            .time_limit
+            .is_some_and(|t| self.started.elapsed() >= t)
+        {
+            return Err(StopReason::TimeLimit);
+        }
+        Ok(())
+    }
+
+    /// `Err(NodeLimit)` when `nodes` exceeds [`Limits::max_nodes`].
+    pub fn check_nodes(&self, nodes: u64) -> Result<(), StopReason> {
+        match self.limits.max_nodes {
+            Some(max) if nodes > max => Err(StopReason::NodeLimit),
+            _ => Ok(()),
+        }
+    }
+
+    /// `Err(StateLimit)` when `states` exceeds [`Limits::max_states`].
+    pub fn check_states(&self, states: u64) -> Result<(), StopReason> {
+        match self.limits.max_states {
+            Some(max) if states > max => Err(StopReason::StateLimit),
+            _ => Ok(()),
+        }
+    }
+
+    /// `Err(MemoryLimit)` when `bytes` exceeds [`Limits::max_memory_bytes`].
+    pub fn check_memory(&self, bytes: usize) -> Result<(), StopReason> {
+        match self.limits.max_memory_bytes {
+            Some(max) if bytes > max => Err(StopReason::MemoryLimit),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unlimited_never_stops() {
+        let limits = Limits::default();
+        let g = Guard::new(&limits);
+        assert_eq!(g.check(), Ok(()));
+        assert_eq!(g.check_nodes(u64::MAX), Ok(()));
+        assert_eq!(g.check_states(u64::MAX), Ok(()));
+        assert_eq!(g.check_memory(usize::MAX), Ok(()));
+        assert_eq!(g.time_left(), None);
+    }
+
+    #[test]
+    fn each_limit_gives_its_reason() {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let limits = Limits {
+            max_nodes: Some(10),
+            max_states: Some(5),
+            max_memory_bytes: Some(100),
+            time_limit: Some(Duration::ZERO),
+            cancel: Some(cancel.clone()),
+        };
+        let g = Guard::since(&limits, Instant::now() - Duration::from_millis(1));
+        assert_eq!(g.check_nodes(10), Ok(()));
+        assert_eq!(g.check_nodes(11), Err(StopReason::NodeLimit));
+        assert_eq!(g.check_states(6), Err(StopReason::StateLimit));
+        assert_eq!(g.check_memory(101), Err(StopReason::MemoryLimit));
+        assert_eq!(g.check(), Err(StopReason::TimeLimit));
+        cancel.store(true, Ordering::Relaxed);
+        assert_eq!(
+            g.check(),
+            Err(StopReason::Cancelled),
+            "cancel wins over time"
+        );
+    }
+}
