@@ -2,6 +2,9 @@
 //! per second, by random playouts on bundled games. Target: at least 1 million updates per
 //! second on tic-tac-toe on one core.
 
+// criterion's `criterion_group!` defines undocumented functions.
+#![allow(missing_docs)]
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::path::Path;
 use symgame_explicit::{Reasoner, State};

@@ -211,10 +211,9 @@ fn sigterm_stops_a_solve_cleanly_and_removes_its_layer_files() {
     }
     std::thread::sleep(Duration::from_millis(500));
     // SAFETY: sending a signal to our own child process, which has not been waited for yet.
-    assert_eq!(
-        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) },
-        0
-    );
+    #[allow(unsafe_code)] // std cannot send SIGTERM to a child process
+    let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(sent, 0);
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");

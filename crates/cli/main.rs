@@ -98,6 +98,7 @@ pub fn cancel_flag() -> Arc<AtomicBool> {
 /// Unix tool, instead of `println!` panicking on a broken pipe.
 fn restore_sigpipe() {
     #[cfg(unix)]
+    #[allow(unsafe_code)] // the one libc call that has no safe wrapper in our dependencies
     // SAFETY: called once at the start of main, before any thread is spawned; setting a signal's
     // disposition to SIG_DFL has no other precondition.
     unsafe {

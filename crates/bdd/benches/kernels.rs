@@ -4,6 +4,9 @@
 //!
 //! Run with `cargo bench -p symgame-bdd --bench kernels`.
 
+// criterion's `criterion_group!` defines undocumented functions.
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};

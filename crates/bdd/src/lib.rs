@@ -33,9 +33,6 @@
 //! biodivine engine never returns it (it allocates per BDD and aborts like any Rust program if
 //! the process runs out of memory). Queries (`is_false`, `sat_count`, `eval`, ...) cannot fail.
 
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
-
 mod biodivine_engine;
 mod oxidd_engine;
 

@@ -6,6 +6,9 @@
 //! Run with `cargo bench -p symgame-db --bench database` (the game file can be changed with
 //! `SYMGAME_DB_BENCH_GAME=gdl/other.kif`).
 
+// criterion's `criterion_group!` defines undocumented functions.
+#![allow(missing_docs)]
+
 #[path = "../tests/support/mod.rs"]
 mod support;
 

@@ -13,7 +13,7 @@
 //!   [`AnyPerfectHash`] (the narrowest that fits);
 //! * [`Schema`] and [`Outcome`]: what a file describes (fingerprint, opaque metadata, the
 //!   counted variables, the outcome dictionary);
-//! * [`Writer`] (and [`write`]): atomic file writing, layer by layer, values streamed;
+//! * [`Writer`] (and [`write`](fn@write)): atomic file writing, layer by layer, values streamed;
 //! * [`Database`]: a file opened through a memory map, validated on open, answering
 //!   [`Database::lookup`], `rank`, `unrank` and per-layer counts ([`LayerInfo`], [`Hit`]);
 //! * [`Error`] with its [`ErrorKind`].
@@ -23,9 +23,6 @@
 //! Architecture invariant: depends on symgame-bdd only (for the portable node table
 //! [`symgame_bdd::BddNodes`] and variables); knows assignments and values, never games, GDL
 //! or BDD engines. The only `unsafe` code is the memory map in `map.rs`.
-
-#![deny(unsafe_code)]
-#![warn(missing_docs)]
 
 mod count;
 mod error;

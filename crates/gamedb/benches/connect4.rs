@@ -6,6 +6,9 @@
 //! Run with `cargo bench -p symgame-gamedb --bench connect4`; `SYMGAME_GAMEDB_BENCH_GAME` picks
 //! another game file, `SYMGAME_GAMEDB_BENCH_BACKEND=oxidd` the other engine.
 
+// criterion's `criterion_group!` defines undocumented functions.
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Instant;

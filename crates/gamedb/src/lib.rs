@@ -38,9 +38,6 @@
 //! crate. Queries need no BDD engine: states become assignments through the encoding, and
 //! successors come from the explicit reasoner, independent of the BDD code that wrote the file.
 
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
-
 mod error;
 mod export;
 mod metadata;

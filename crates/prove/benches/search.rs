@@ -1,6 +1,9 @@
 //! Nodes per second of df-pn and alpha-beta: full solves of tic-tac-toe from the empty board
 //! and of Nim [3, 4, 5, 2]. Throughput is reported in expanded nodes.
 
+// criterion's `criterion_group!` defines undocumented functions.
+#![allow(missing_docs)]
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use symgame_prove::games::{Nim, TicTacToe};
 use symgame_prove::{alphabeta, dfpn, AtLeast, Config, GameModel};

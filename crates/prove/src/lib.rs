@@ -35,9 +35,6 @@
 //! assert_eq!(value.outcome, ValueOutcome::Exact(100));
 //! ```
 
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
-
 mod alphabeta;
 mod dfpn;
 pub mod games;

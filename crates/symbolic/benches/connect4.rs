@@ -5,6 +5,9 @@
 //!
 //! Run with `cargo bench -p symgame-symbolic --bench connect4`.
 
+// criterion's `criterion_group!` defines undocumented functions.
+#![allow(missing_docs)]
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

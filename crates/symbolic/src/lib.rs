@@ -44,9 +44,6 @@
 //! Architecture invariant: depends on symgame-ground and symgame-bdd only; never on the
 //! explicit crates (except as a dev-dependency for cross-check tests).
 
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
-
 mod encoding;
 mod files;
 mod formula;
