@@ -8,7 +8,8 @@ run).
 usage: scripts/bench_reach.py [--bin target/release/symgame] [--out-dir docs/bench]
                               [--summary docs/bench/README.md] SUITE [RUN ...]
 
-Suites: `c4` (Connect Four 6x5 on both engines and both encodings, 7x6 for 30 minutes),
+Suites: `regression` (the defaults on Connect Four 5x5 solve and 6x5 reach, for
+scripts/bench_compare.py), `c4` (Connect Four 6x5 on both engines and both encodings, 7x6 for 30 minutes),
 `encoding` (what the compact encoding and the orders buy on smaller games) and `solve` (strong
 solving of Connect Four 5x4, 6x4, 5x5 and 6x5; the hand-written C solver's 85 s for 5x5 on this
 machine is the reference). RUN names pick runs
@@ -60,6 +61,12 @@ SUITES = {
             ("oxidd_1t", ["--backend", "oxidd", "--threads", "1", "--nodes-log2", "27",
                           "--cache-log2", "23"]),
         ]
+    ],
+    # Defaults of each command kind, for before/after comparisons of a change
+    # (scripts/bench_compare.py): the Connect Four 5x5 strong solve and the 6x5 count.
+    "regression": [
+        ("solve_connect4_5x5", "gdl/connect4_5x5.kif", [], 1800, "solve"),
+        ("reach_connect4_6x5", "gdl/connect4_6x5.kif", [], 900),
     ],
 }
 
