@@ -80,10 +80,12 @@ mod tests {
         let n = BigUint::from(10u32);
         let mut counts = [0u32; 10];
         for r in ranks(&n, 10_000, 1) {
-            counts[usize::try_from(r.to_u32_digits().first().copied().unwrap_or(0)).unwrap()] +=
-                1;
+            counts[usize::try_from(r.to_u32_digits().first().copied().unwrap_or(0)).unwrap()] += 1;
         }
         // Expected 1,000 each; 4 standard deviations are about 120.
-        assert!(counts.iter().all(|&c| (880..=1120).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (880..=1120).contains(&c)),
+            "{counts:?}"
+        );
     }
 }

@@ -89,7 +89,11 @@ impl EngineJob<Result<SymbolicSide, Error>> for Job<'_> {
             let n = all.len() as u64;
             (Mode::All, all, Some(n))
         } else {
-            (Mode::Sample, sample(&e, &g, &reached, &reachable, opts)?, None)
+            (
+                Mode::Sample,
+                sample(&e, &g, &reached, &reachable, opts)?,
+                None,
+            )
         };
         let expected = states
             .into_iter()
@@ -141,7 +145,10 @@ fn read_solution<E: BddEngine>(
         };
         for c in read_stored(&path)?.classes {
             let outcome = m.stats.outcomes.get(c.outcome as usize).ok_or_else(|| {
-                malformed(format!("class with outcome {} not in the manifest", c.outcome))
+                malformed(format!(
+                    "class with outcome {} not in the manifest",
+                    c.outcome
+                ))
             })?;
             let states = e.import(&c.nodes).map_err(|x| match x {
                 BddError::InvalidNodes(_) => malformed(x.to_string()),
@@ -206,8 +213,7 @@ fn sample<E: BddEngine>(
     opts: &VerifyOptions,
 ) -> Result<Vec<Vec<usize>>, Error> {
     let vars = g.encoding().current_vars();
-    let hash =
-        symgame_db::AnyPerfectHash::new(&e.export(reached), vars).map_err(Error::Sample)?;
+    let hash = symgame_db::AnyPerfectHash::new(&e.export(reached), vars).map_err(Error::Sample)?;
     let mut out = Vec::with_capacity(opts.sample);
     for rank in crate::sample::ranks(reachable, opts.sample, opts.seed) {
         let bits = hash
