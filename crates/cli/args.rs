@@ -99,10 +99,11 @@ impl EngineDefaults for Solving {
     const CACHE_LOG2: &'static str = "23";
 }
 
-/// `plan`: biodivine. On the bundled planning problems (8-puzzle, Hanoi, toll roads) both
-/// engines take the same CPU time within the noise of the machine (A* and Dijkstra on the
-/// 8-puzzle at distance 31: 8–10 s each), and biodivine needs a fifth of the memory and no
-/// start-up allocation.
+/// `plan`: biodivine. On the bundled planning problems both engines take the same CPU time
+/// within the noise of the machine (8-puzzle at distance 31, medians of 8 runs: A* 10.4 s on
+/// biodivine, 9.3 s on oxidd, Dijkstra 7.0 s and 6.7 s, each ±20 %), and biodivine needs a
+/// fifth to half of the memory and no start-up allocation (Hanoi, toll roads: 0.01 s against
+/// up to 0.1 s).
 pub struct Planning;
 
 impl EngineDefaults for Planning {
