@@ -115,7 +115,7 @@ impl EngineDefaults for Planning {
 
 /// The BDD engine of a symbolic command, with the defaults of its kind `K`.
 #[derive(clap::Args)]
-pub struct EngineArgs<K: EngineDefaults + Send + Sync + 'static> {
+pub struct EngineArgs<K: EngineDefaults> {
     /// The BDD engine: oxidd (shared node table, multi-threaded, fastest on big runs) or
     /// biodivine (a node vector per BDD, least memory). The default is measured per command
     /// (docs/benchmarks.md).
@@ -136,7 +136,7 @@ pub struct EngineArgs<K: EngineDefaults + Send + Sync + 'static> {
     kind: PhantomData<K>,
 }
 
-impl<K: EngineDefaults + Send + Sync + 'static> EngineArgs<K> {
+impl<K: EngineDefaults> EngineArgs<K> {
     /// The engine parameters.
     pub fn config(&self) -> Result<EngineConfig, Failure> {
         if self.nodes_log2 > 32 || self.cache_log2 > 32 {
