@@ -3,6 +3,7 @@
 
 mod cli;
 mod errors;
+mod exit_codes;
 mod explore;
 mod export;
 mod ground;

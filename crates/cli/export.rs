@@ -1,55 +1,39 @@
 //! `symgame export`: solve a game and write its ranked database (one packed value per state).
 
-use crate::{cancel_flag, load_game, print_json, Failure};
+use crate::args::{
+    symbolic_options, EngineArgs, GameArg, LayeredArgs, LimitArgs, OutputArgs, Solving,
+};
+use crate::failure::Failure;
+use crate::output::print_json;
+use crate::progress::Progress;
 use serde::Serialize;
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
-use symgame_bdd::{Backend, EngineConfig};
-use symgame_gamedb::{export, ErrorKind, ExportOptions, Exported, ExportedLayer};
-use symgame_symbolic::{LayeredMode, Limits, SolveStats};
+use std::time::Instant;
+use symgame_gamedb::{export, ExportOptions, Exported, ExportedLayer};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The game description (GDL, KIF syntax).
-    game: PathBuf,
+    #[command(flatten)]
+    game: GameArg,
     /// The database file to write (atomically: nothing appears unless it is complete).
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
     /// Read this solution directory (from `symgame solve --out DIR`) instead of solving.
     #[arg(long, value_name = "DIR")]
     solution: Option<PathBuf>,
-    /// The BDD engine: biodivine or oxidd.
-    #[arg(long, default_value = "biodivine")]
-    backend: Backend,
-    /// Threads for engines that use them (0: one per core).
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
-    /// Layered solving when every move goes from BFS layer k to k + 1 (auto: one database
-    /// layer per BFS depth), or never (one layer for the whole reachable set).
-    #[arg(long, default_value = "auto", value_parser = parse_layered)]
-    layered: LayeredMode,
+    #[command(flatten)]
+    engine: EngineArgs<Solving>,
+    #[command(flatten)]
+    layered: LayeredArgs,
     /// Write one database layer for the whole reachable set even when the game is solved layer
     /// by layer (a smaller file when the layers share structure; lookups need no layer).
     #[arg(long)]
     whole_set: bool,
-    /// Stop solving when a BDD has more nodes than this (exit code 3; no file is written).
-    #[arg(long, value_name = "N")]
-    node_limit: Option<u64>,
-    /// Stop solving after this many seconds (exit code 3; no file is written).
-    #[arg(long, value_name = "SECONDS")]
-    time_limit: Option<f64>,
-    /// Print a JSON summary instead of text.
-    #[arg(long)]
-    json: bool,
-}
-
-fn parse_layered(s: &str) -> Result<LayeredMode, String> {
-    match s {
-        "auto" => Ok(LayeredMode::Auto),
-        "never" => Ok(LayeredMode::Never),
-        _ => Err(format!("expected auto or never, not {s:?}")),
-    }
+    // A limit while solving writes no file.
+    #[command(flatten)]
+    limits: LimitArgs,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Serialize)]
@@ -85,58 +69,30 @@ struct Report {
 
 pub fn run(a: Args) -> Result<(), Failure> {
     let started = Instant::now();
-    let (_, game) = load_game(&a.game, None)?;
+    let engine = a.engine.config()?;
+    let clock = a.limits.start();
+    let game = a.game.load(None)?;
     let opts = ExportOptions {
-        backend: a.backend,
-        engine: EngineConfig {
-            threads: a.threads,
-            ..EngineConfig::default()
-        },
-        layered: a.layered,
-        limits: Limits {
-            max_nodes: a.node_limit,
-            time_limit: a.time_limit.map(Duration::from_secs_f64),
-            cancel: Some(cancel_flag()),
-            ..Limits::default()
-        },
+        backend: a.engine.backend,
+        engine,
+        layered: a.layered.layered,
+        limits: a.limits.limits(&clock),
         whole_set: a.whole_set,
-        symbolic: symgame_symbolic::SymbolicOptions {
-            setup_deadline: crate::setup_deadline(a.time_limit),
-            ..Default::default()
-        },
+        symbolic: symbolic_options(&clock),
         solution: a.solution.clone(),
-        game_name: a.game.file_name().map_or_else(
+        game_name: a.game.game.file_name().map_or_else(
             || a.game.display().to_string(),
             |n| n.to_string_lossy().into(),
         ),
     };
-    let show_progress = !a.json && std::io::stderr().is_terminal();
-    let result = export(&game, &a.out, &opts, |s: &SolveStats| {
-        if show_progress {
-            if let Some(l) = s.layers.last() {
-                eprint!(
-                    "\rsolved layer {:>4}: {:>20} states, {:>10} nodes ({:.1} s)   ",
-                    l.depth, l.states, l.nodes, l.seconds
-                );
-            }
-        }
-    });
-    if show_progress {
-        eprint!("\r{:80}\r", "");
-    }
-    let done = result.map_err(|e| match e.kind() {
-        ErrorKind::Bdd | ErrorKind::SetupStopped => Failure::Limit(e.to_string()),
-        ErrorKind::Database(symgame_db::ErrorKind::Io) | ErrorKind::Io => {
-            Failure::Input(e.to_string())
-        }
-        ErrorKind::Database(_) => Failure::Internal(e.to_string()),
-        _ => Failure::Input(e.to_string()),
-    })?;
+    let progress = Progress::new(a.output.json);
+    let done = export(&game, &a.out, &opts, |s| progress.solve(s))?;
+    progress.clear();
     let Some(w) = &done.written else {
         let why = done
             .stopped()
             .map_or("stopped".to_string(), |r| r.to_string());
-        return Err(Failure::Limit(format!(
+        return Err(Failure::limit(format!(
             "{why} while solving ({} layers solved, {:.1} s); no database was written",
             done.solve.layers.len(),
             done.solve_seconds
@@ -146,7 +102,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let report = Report {
         game: a.game.display().to_string(),
         out: a.out.display().to_string(),
-        backend: a.backend.to_string(),
+        backend: a.engine.backend.to_string(),
         kind: done.solve.kind.to_string(),
         layered: done.solve.layered,
         whole_set: !done.solve.layered || a.whole_set,
@@ -165,7 +121,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         write_seconds: done.write_seconds,
         seconds: started.elapsed().as_secs_f64(),
     };
-    if a.json {
+    if a.output.json {
         print_json(&report)
     } else {
         print_text(&report, &done);

@@ -1,20 +1,20 @@
 //! `symgame info`: roles, sizes, grounding time and warnings of a game.
 
-use crate::{load_game, print_json, Failure};
+use crate::args::{load_game, GameArg, OutputArgs, TimeLimitArgs};
+use crate::failure::Failure;
+use crate::output::print_json;
 use serde::Serialize;
-use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The game description (GDL, KIF syntax).
-    game: PathBuf,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    json: bool,
-    /// Stop grounding after this many seconds (exit code 3).
-    #[arg(long, value_name = "SECONDS")]
-    time_limit: Option<f64>,
+    #[command(flatten)]
+    game: GameArg,
+    #[command(flatten)]
+    output: OutputArgs,
+    // The time limit bounds grounding.
+    #[command(flatten)]
+    time: TimeLimitArgs,
     /// Also list the fluents and the moves of each role.
     #[arg(long)]
     list: bool,
@@ -50,7 +50,8 @@ struct Info {
 
 pub fn run(a: Args) -> Result<(), Failure> {
     let started = Instant::now();
-    let (desc, game) = load_game(&a.game, a.time_limit)?;
+    let clock = a.time.start();
+    let (desc, game) = load_game(&a.game.game, clock.time_left())?;
     let info = Info {
         game: a.game.display().to_string(),
         rules: desc.rules.len(),
@@ -93,7 +94,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 .collect()
         }),
     };
-    if a.json {
+    if a.output.json {
         return print_json(&info);
     }
     println!("game           {}", info.game);

@@ -1,23 +1,22 @@
 //! `symgame plan`: an optimal plan to a goal state, by symbolic BFS, bidirectional BFS,
 //! Dijkstra or BDDA*, replayed through the explicit reasoner.
 
-use crate::{cancel_flag, load_game, print_json, Failure};
+use crate::args::{EncodingArgs, EngineArgs, GameArg, LimitArgs, OutputArgs, Planning};
+use crate::failure::{Context, Failure};
+use crate::output::print_json;
+use crate::progress::Progress;
 use serde::Serialize;
-use std::io::IsTerminal;
-use std::path::PathBuf;
-use std::time::Duration;
-use symgame_bdd::{Backend, EngineConfig};
 use symgame_explicit::{play_moves, Reasoner};
 use symgame_ground::{GroundGame, GroundTerm};
 use symgame_symbolic::{
-    parse_pattern, plan_with_backend, Algorithm, Direction, Encoding, EncodingKind, Limits,
-    PatternChoice, Plan, PlanError, PlanOptions, PlanStats, SymbolicOptions, AUTO_MAX_NODES,
+    parse_pattern, plan_with_backend, Algorithm, Direction, Encoding, PatternChoice, Plan,
+    PlanOptions, PlanStats, AUTO_MAX_NODES,
 };
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The game description (GDL, KIF syntax).
-    game: PathBuf,
+    #[command(flatten)]
+    game: GameArg,
     /// The search: bfs or bidir (fewest moves), dijkstra or astar (least total cost).
     #[arg(long, default_value = "astar")]
     algo: Algorithm,
@@ -34,29 +33,17 @@ pub struct Args {
     /// Without it the pattern is chosen automatically.
     #[arg(long, value_name = "SPEC")]
     pattern: Vec<String>,
-    /// State encoding: compact (proven mutex groups as binary numbers) or plain (a bit per
-    /// fluent). Patterns keep whole groups: tile patterns of a sliding puzzle need the plain
-    /// encoding, since the compact one groups its fluents by cell.
-    #[arg(long, default_value = "compact", value_parser = crate::reach::parse_encoding)]
-    encoding: EncodingKind,
     /// Node budget of the automatic pattern selection: BDD nodes per abstract set.
     #[arg(long, value_name = "N", default_value_t = AUTO_MAX_NODES)]
     pattern_nodes: usize,
-    /// The BDD engine: biodivine or oxidd.
-    #[arg(long, default_value = "biodivine")]
-    backend: Backend,
-    /// Threads for engines that use them (0: one per core).
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
-    /// Stop when a BDD has more nodes than this (exit code 3).
-    #[arg(long, value_name = "N")]
-    node_limit: Option<u64>,
-    /// Stop after this many seconds (exit code 3).
-    #[arg(long, value_name = "SECONDS")]
-    time_limit: Option<f64>,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    encoding: EncodingArgs,
+    #[command(flatten)]
+    engine: EngineArgs<Planning>,
+    #[command(flatten)]
+    limits: LimitArgs,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Serialize)]
@@ -151,19 +138,17 @@ fn replay(game: &GroundGame, plan: &Plan, role: usize, goal: u8) -> Result<Strin
 }
 
 pub fn run(a: Args) -> Result<(), Failure> {
-    let (_, game) = load_game(&a.game, None)?;
+    let config = a.engine.config()?;
+    let clock = a.limits.start();
+    let game = a.game.load(None)?;
     let role = match &a.role {
         Some(name) => Some(
             game.find_role(name)
-                .ok_or_else(|| Failure::Input(format!("--role: unknown role {name:?}")))?,
+                .ok_or_else(|| Failure::input(format!("--role: unknown role {name:?}")))?,
         ),
         None => None,
     };
-    let sym = SymbolicOptions {
-        encoding: a.encoding,
-        setup_deadline: crate::setup_deadline(a.time_limit),
-        ..SymbolicOptions::default()
-    };
+    let sym = a.encoding.options(&clock);
     let encoding = Encoding::with_options(&game, &sym);
     let patterns = if a.pattern.is_empty() {
         PatternChoice::Auto {
@@ -174,8 +159,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             a.pattern
                 .iter()
                 .map(|spec| {
-                    parse_pattern(&game, &encoding, spec)
-                        .map_err(|e| Failure::Input(format!("--pattern {spec:?}: {e}")))
+                    parse_pattern(&game, &encoding, spec).about(format!("--pattern {spec:?}"))
                 })
                 .collect::<Result<_, _>>()?,
         )
@@ -186,46 +170,25 @@ pub fn run(a: Args) -> Result<(), Failure> {
         goal: a.goal,
         patterns,
     };
-    let config = EngineConfig {
-        threads: a.threads,
-        ..EngineConfig::default()
-    };
-    let limits = Limits {
-        max_nodes: a.node_limit,
-        time_limit: a.time_limit.map(Duration::from_secs_f64),
-        cancel: Some(cancel_flag()),
-        ..Limits::default()
-    };
-    let show_progress = !a.json && std::io::stderr().is_terminal();
-    let outcome = plan_with_backend(&game, a.backend, &config, &sym, &opts, &limits, |s| {
-        if show_progress {
-            if let Some(l) = s.layers.last() {
-                eprint!(
-                    "\rlayer g {:>5} h {:>5}: {:>16} states, {:>9} nodes ({:.1} s)   ",
-                    l.g,
-                    l.h.map_or("-".into(), |h| h.to_string()),
-                    l.states,
-                    l.nodes,
-                    l.seconds
-                );
-            }
-        }
-    })
-    .map_err(|e| match e {
-        PlanError::Symbolic(
-            symgame_symbolic::SymbolicError::Bdd(_) | symgame_symbolic::SymbolicError::Stopped(_),
-        ) => Failure::Limit(format!("{}: {e}", a.game.display())),
-        _ => Failure::Input(format!("{}: {e}", a.game.display())),
-    })?;
-    if show_progress {
-        eprint!("\r{:80}\r", "");
-    }
+    let limits = a.limits.limits(&clock);
+    let progress = Progress::new(a.output.json);
+    let outcome = plan_with_backend(
+        &game,
+        a.engine.backend,
+        &config,
+        &sym,
+        &opts,
+        &limits,
+        |s| progress.plan(s),
+    )
+    .about(a.game.display())?;
+    progress.clear();
     let role = role.unwrap_or(0);
     let plan = match &outcome.plan {
         None => None,
         Some(p) => {
             let checked = replay(&game, p, role, a.goal)
-                .map_err(|m| Failure::Internal(format!("the plan does not replay: {m}")))?;
+                .map_err(|m| Failure::internal(format!("the plan does not replay: {m}")))?;
             Some(PlanReport {
                 moves: p.moves.iter().map(|jm| step_text(&game, jm)).collect(),
                 step_costs: p.step_costs.clone(),
@@ -239,7 +202,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let report = Report {
         game: a.game.display().to_string(),
         algorithm: a.algo.to_string(),
-        backend: a.backend.to_string(),
+        backend: a.engine.backend.to_string(),
         role: game.roles[role].name.to_string(),
         goal: a.goal,
         optimises: if a.algo.minimises_cost() {
@@ -250,14 +213,14 @@ pub fn run(a: Args) -> Result<(), Failure> {
         plan,
         stats,
     };
-    if a.json {
+    if a.output.json {
         print_json(&report)?;
     } else {
         print_text(&report, &game, &encoding);
     }
     match stats.stopped {
         None => Ok(()),
-        Some(why) => Err(Failure::Limit(format!(
+        Some(why) => Err(Failure::limit(format!(
             "{why} after {} expanded layers; no plan yet",
             stats.expanded_layers
         ))),

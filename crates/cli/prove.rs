@@ -1,32 +1,27 @@
 //! `symgame prove`: the value of a position by explicit proof-number search or alpha-beta.
 
-use crate::{cancel_flag, load_game, print_json, Failure};
+use crate::args::{GameArg, LimitArgs, OutputArgs};
+use crate::failure::{Context, Failure};
+use crate::output::print_json;
 use serde::Serialize;
-use std::path::PathBuf;
-use std::time::Duration;
 use symgame_explicit::{play_moves, Reasoner};
 use symgame_ground::GroundTerm;
-use symgame_prove::{solve_value, Algo, Config, Limits, Stats, ValueOutcome};
+use symgame_prove::{solve_value, Algo, Config, Stats, ValueOutcome};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The game description (GDL, KIF syntax).
-    game: PathBuf,
+    #[command(flatten)]
+    game: GameArg,
     /// Moves to play from the initial state first, as GDL terms, e.g. "(mark 1 1) (mark 2 2)".
     #[arg(long, value_name = "MOVES")]
     moves: Option<String>,
     /// The search algorithm: pn, pn2, dfpn or alphabeta.
     #[arg(long, default_value = "dfpn")]
     algo: Algo,
-    /// Stop after expanding this many nodes (exit code 3).
-    #[arg(long, value_name = "N")]
-    node_limit: Option<u64>,
-    /// Stop after this many seconds (exit code 3).
-    #[arg(long, value_name = "SECONDS")]
-    time_limit: Option<f64>,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    limits: LimitArgs,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Serialize)]
@@ -51,23 +46,19 @@ struct Report {
 }
 
 pub fn run(a: Args) -> Result<(), Failure> {
-    let (_, game) = load_game(&a.game, None)?;
+    let clock = a.limits.start();
+    let game = a.game.load(None)?;
     let r = Reasoner::new(&game);
     let moves = match &a.moves {
         Some(text) => {
-            GroundTerm::parse_sequence(text).map_err(|e| Failure::Input(format!("--moves: {e}")))?
+            GroundTerm::parse_sequence(text).map_err(|e| Failure::input(format!("--moves: {e}")))?
         }
         None => Vec::new(),
     };
     let start = play_moves(&r, &game, &r.initial_state(), &moves)
-        .map_err(|e| Failure::Input(format!("--moves: {e}")))?;
+        .map_err(|e| Failure::input(format!("--moves: {e}")))?;
     let config = Config {
-        limits: Limits {
-            max_nodes: a.node_limit,
-            time_limit: a.time_limit.map(Duration::from_secs_f64),
-            cancel: Some(cancel_flag()),
-            ..Limits::default()
-        },
+        limits: a.limits.limits(&clock),
         ..Config::default()
     };
     let mut report = Report {
@@ -78,8 +69,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     };
     let mut stopped = None;
     for role in 0..game.roles.len() {
-        let v = solve_value(&r, &start, role, a.algo, &config)
-            .map_err(|e| Failure::Input(format!("{}: {e}", a.game.display())))?;
+        let v = solve_value(&r, &start, role, a.algo, &config).about(a.game.display())?;
         let (value, lower, upper, why) = match v.outcome {
             ValueOutcome::Exact(x) => (Some(x), x, x, None),
             ValueOutcome::Stopped {
@@ -101,7 +91,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             stats: v.stats,
         });
     }
-    if a.json {
+    if a.output.json {
         print_json(&report)?;
     } else {
         println!("game       {}", report.game);
@@ -132,6 +122,6 @@ pub fn run(a: Args) -> Result<(), Failure> {
     }
     match stopped {
         None => Ok(()),
-        Some(why) => Err(Failure::Limit(format!("search stopped: {why}"))),
+        Some(why) => Err(Failure::limit(format!("search stopped: {why}"))),
     }
 }

@@ -1,9 +1,11 @@
 //! `symgame query`: a state's value, layer, rank and optimal moves from a database file.
 
-use crate::{load_game, print_json, Failure};
+use crate::args::{load_game, OutputArgs};
+use crate::failure::{Context, Failure};
+use crate::output::print_json;
 use serde::Serialize;
 use std::path::PathBuf;
-use symgame_gamedb::{Answer, Error, ErrorKind, GameDatabase, Layering, Value};
+use symgame_gamedb::{Answer, GameDatabase, Layering, Value};
 use symgame_ground::GroundTerm;
 use symgame_symbolic::SymbolicOptions;
 
@@ -28,9 +30,8 @@ pub struct Args {
     /// The layer number (BFS depth) --rank counts in.
     #[arg(long, value_name = "K", requires = "rank", conflicts_with_all = ["state", "moves"])]
     layer: Option<u32>,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Serialize)]
@@ -67,39 +68,26 @@ struct Report {
     moves: Vec<MoveReport>,
 }
 
-/// A library error as a CLI failure: every query error is about the input (exit code 2).
-fn failure(e: Error) -> Failure {
-    match e.kind() {
-        ErrorKind::Database(symgame_db::ErrorKind::Truncated) => {
-            Failure::Input(format!("the database file is truncated: {e}"))
-        }
-        _ => Failure::Input(e.to_string()),
-    }
-}
-
 pub fn run(a: Args) -> Result<(), Failure> {
     let (_, game) = load_game(&a.game, None)?;
-    let db = GameDatabase::open(&a.file, game, &SymbolicOptions::default()).map_err(failure)?;
+    let db = GameDatabase::open(&a.file, game, &SymbolicOptions::default())?;
     let state = if let Some(text) = &a.state {
         let terms = GroundTerm::parse_sequence(text)
-            .map_err(|e| Failure::Input(format!("--state: {e}")))?;
-        db.state_of(&terms)
-            .map_err(|e| Failure::Input(format!("--state: {e}")))?
+            .map_err(|e| Failure::input(format!("--state: {e}")))?;
+        db.state_of(&terms).about("--state")?
     } else if let Some(text) = &a.moves {
         let moves = GroundTerm::parse_sequence(text)
-            .map_err(|e| Failure::Input(format!("--moves: {e}")))?;
-        db.play(&moves)
-            .map_err(|e| Failure::Input(format!("--moves: {e}")))?
+            .map_err(|e| Failure::input(format!("--moves: {e}")))?;
+        db.play(&moves).about("--moves")?
     } else {
         let rank = a
             .rank
             .expect("clap requires one of --state, --moves, --rank");
-        db.unrank(rank, a.layer)
-            .map_err(|e| Failure::Input(format!("--rank: {e}")))?
+        db.unrank(rank, a.layer).about("--rank")?
     };
-    let answer = db.answer(&state).map_err(failure)?;
+    let answer = db.answer(&state)?;
     let report = report(&a, &db, &answer);
-    if a.json {
+    if a.output.json {
         print_json(&report)
     } else {
         print_text(&db, &report);

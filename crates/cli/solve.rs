@@ -1,63 +1,37 @@
 //! `symgame solve`: strong solving by retrograde analysis.
 
-use crate::reach::{cpu_seconds, peak_memory_bytes};
-use crate::{cancel_flag, load_game, print_json, Failure};
+use crate::args::{
+    symbolic_options, EngineArgs, GameArg, LayeredArgs, LimitArgs, OutputArgs, Solving,
+};
+use crate::failure::Failure;
+use crate::output::{print_json, Usage};
+use crate::progress::Progress;
 use serde::Serialize;
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::Duration;
-use symgame_bdd::{Backend, EngineConfig};
+use std::time::Instant;
+use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    fingerprint, solve_encoded, Encoding, GameKind, LayeredMode, Limits, SolveError, SolveOptions,
-    SolveStats, SymbolicError, SymbolicOptions,
+    fingerprint, solve_encoded, Encoding, GameKind, SolveError, SolveOptions, SolveStats,
+    SymbolicError,
 };
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The game description (GDL, KIF syntax).
-    game: PathBuf,
+    #[command(flatten)]
+    game: GameArg,
     /// Write the solution (one BDD per value class, per layer when layered) to this directory
     /// (format: docs/formats/solution.md). Files are written atomically; after a limit or
     /// Ctrl-C the finished layers are kept and the manifest says the solution is incomplete.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// The BDD engine: oxidd or biodivine (oxidd on one thread solved Connect Four 6×4 and
-    /// 5×5 in half to two thirds of biodivine's CPU time; docs/solving.md).
-    #[arg(long, default_value = "oxidd")]
-    backend: Backend,
-    /// Threads for engines that use them (0: one per core). One by default: on Connect Four
-    /// 6×4 two threads cost 1.6× the CPU time of one and gained no wall time on a busy machine.
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
-    /// oxidd node table capacity as a power of two (2^N nodes, reserved, filled on demand).
-    /// Larger than reach's default: a solve keeps two layers' value classes and the relation
-    /// (Connect Four 6×5 needs more than 2^24), and a table near full collects garbage often.
-    #[arg(long, value_name = "N", default_value_t = 27)]
-    nodes_log2: u32,
-    /// oxidd apply-cache size as a power of two (2^N entries, allocated at start, about
-    /// 0.25 GB at 23).
-    #[arg(long, value_name = "N", default_value_t = 23)]
-    cache_log2: u32,
-    /// Layered solving when every move goes from BFS layer k to k + 1 (auto), or never.
-    #[arg(long, default_value = "auto", value_parser = parse_layered)]
-    layered: LayeredMode,
-    /// Stop when a BDD has more nodes than this (exit code 3; finished layers are kept).
-    #[arg(long, value_name = "N")]
-    node_limit: Option<u64>,
-    /// Stop after this many seconds (exit code 3; finished layers are kept).
-    #[arg(long, value_name = "SECONDS")]
-    time_limit: Option<f64>,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    json: bool,
-}
-
-fn parse_layered(s: &str) -> Result<LayeredMode, String> {
-    match s {
-        "auto" => Ok(LayeredMode::Auto),
-        "never" => Ok(LayeredMode::Never),
-        _ => Err(format!("expected auto or never, not {s:?}")),
-    }
+    #[command(flatten)]
+    layered: LayeredArgs,
+    #[command(flatten)]
+    engine: EngineArgs<Solving>,
+    #[command(flatten)]
+    limits: LimitArgs,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Serialize)]
@@ -67,12 +41,9 @@ struct Report<'a> {
     out: Option<String>,
     /// State bits of the encoding (two BDD variables each).
     bits: u32,
-    /// Wall-clock seconds of the whole command (grounding, encoding, solving, writing).
-    wall_seconds: f64,
-    /// CPU seconds of the process (user + system, all threads).
-    cpu_seconds: Option<f64>,
-    /// Peak resident memory in bytes (VmHWM).
-    peak_memory_bytes: Option<u64>,
+    /// Time and memory of the whole command (grounding, encoding, solving, writing).
+    #[serde(flatten)]
+    usage: Usage,
     #[serde(flatten)]
     stats: &'a SolveStats,
 }
@@ -86,92 +57,49 @@ fn label(o: &[u8]) -> String {
 }
 
 pub fn run(a: Args) -> Result<(), Failure> {
-    let started = std::time::Instant::now();
-    if a.nodes_log2 > 32 || a.cache_log2 > 32 {
-        return Err(Failure::Input(
-            "--nodes-log2 and --cache-log2 must be at most 32".to_string(),
-        ));
-    }
-    let (_, game) = load_game(&a.game, None)?;
-    let config = EngineConfig {
-        threads: a.threads,
-        node_capacity: 1usize << a.nodes_log2,
-        cache_capacity: 1usize << a.cache_log2,
-    };
-    let sym = SymbolicOptions {
-        setup_deadline: crate::setup_deadline(a.time_limit),
-        ..SymbolicOptions::default()
-    };
+    let started = Instant::now();
+    let config = a.engine.config()?;
+    let clock = a.limits.start();
+    let game = a.game.load(None)?;
+    let sym = symbolic_options(&clock);
     let encoding = Encoding::with_options(&game, &sym);
     let bits = encoding.num_bits();
     let opts = SolveOptions {
-        layered: a.layered,
+        layered: a.layered.layered,
         keep_classes: false,
         out_dir: a.out.clone(),
         spill_dir: None,
         fingerprint: fingerprint(&game, &encoding),
-        limits: Limits {
-            max_nodes: a.node_limit,
-            time_limit: a.time_limit.map(Duration::from_secs_f64),
-            cancel: Some(cancel_flag()),
-            ..Limits::default()
-        },
+        limits: a.limits.limits(&clock),
     };
-    let show_progress = !a.json && std::io::stderr().is_terminal();
-    let result = solve_encoded(&game, encoding, a.backend, &config, &sym, &opts, |s| {
-        if show_progress {
-            if let Some(l) = s.layers.last() {
-                eprint!(
-                    "\rsolved layer {:>4}: {:>20} states, {:>10} nodes ({:.1} s)   ",
-                    l.depth, l.states, l.nodes, l.seconds
-                );
-            }
-        }
-    });
-    if show_progress {
-        eprint!("\r{:80}\r", "");
-    }
-    let stats = result.map_err(|e| {
-        let detail = match &e {
-            SolveError::Simultaneous { state } | SolveError::NoLegalMove { state } => {
-                let fl: Vec<String> = state.iter().map(|&f| game.fluents[f].to_string()).collect();
-                format!(" (state: {})", fl.join(" "))
-            }
-            _ => String::new(),
-        };
-        match e {
-            SolveError::Io(_) => Failure::Input(format!("{e}")),
-            SolveError::Symbolic(SymbolicError::Stopped(why)) => Failure::Limit(format!(
-                "{}: {why} while compiling the game (nothing solved, nothing written)",
-                a.game.display()
-            )),
-            _ => Failure::Input(format!("{}: {e}{detail}", a.game.display())),
-        }
-    })?;
-    if a.json {
+    let progress = Progress::new(a.output.json);
+    let stats = solve_encoded(
+        &game,
+        encoding,
+        a.engine.backend,
+        &config,
+        &sym,
+        &opts,
+        |s| progress.solve(s),
+    )
+    .map_err(|e| failure(&a, &game, e))?;
+    progress.clear();
+    if a.output.json {
         print_json(&Report {
             game: a.game.display().to_string(),
-            backend: a.backend.to_string(),
+            backend: a.engine.backend.to_string(),
             out: a.out.as_ref().map(|p| p.display().to_string()),
             bits,
-            wall_seconds: started.elapsed().as_secs_f64(),
-            cpu_seconds: cpu_seconds(),
-            peak_memory_bytes: peak_memory_bytes(),
+            usage: Usage::since(started),
             stats: &stats,
         })?;
     } else {
         print_text(&a, &stats);
-        let mem =
-            peak_memory_bytes().map_or("?".to_string(), |b| format!("{:.2} GB", b as f64 / 1e9));
-        let cpu = cpu_seconds().map_or("?".to_string(), |c| format!("{c:.1} s"));
-        println!(
-            "{bits} state bits; wall {:.2} s, CPU {cpu}, peak memory {mem}",
-            started.elapsed().as_secs_f64()
-        );
+        println!("{bits} state bits; {}", Usage::since(started).text());
     }
     match stats.stopped {
         None => Ok(()),
-        Some(why) => Err(Failure::Limit(format!(
+        Some(why) => Err(Failure::limit(format!(
             "{why} after {} solved layers; the table above is partial{}",
             stats.layers.len(),
             if a.out.is_some() {
@@ -181,6 +109,23 @@ pub fn run(a: Args) -> Result<(), Failure> {
             }
         ))),
     }
+}
+
+/// A solver error about the game, with the state it names (as GDL fluents) and what a stop
+/// during compilation means here.
+fn failure(a: &Args, game: &GroundGame, e: SolveError) -> Failure {
+    let detail = match &e {
+        SolveError::Simultaneous { state } | SolveError::NoLegalMove { state } => {
+            let fl: Vec<String> = state.iter().map(|&f| game.fluents[f].to_string()).collect();
+            format!(" (state: {})", fl.join(" "))
+        }
+        SolveError::Symbolic(SymbolicError::Stopped(_)) => {
+            " while compiling the game (nothing solved, nothing written)".to_string()
+        }
+        _ => String::new(),
+    };
+    let f = Failure::from(e).about(a.game.display());
+    Failure::new(f.kind, format!("{}{detail}", f.message))
 }
 
 fn print_text(a: &Args, st: &SolveStats) {
@@ -245,7 +190,7 @@ fn print_text(a: &Args, st: &SolveStats) {
     }
     println!(
         "forward search {:.3} s, total {:.3} s, peak BDD {} nodes ({} backend)",
-        st.reach_seconds, st.seconds, st.peak_nodes, a.backend
+        st.reach_seconds, st.seconds, st.peak_nodes, a.engine.backend
     );
     if st.unsolved > num_bigint::BigUint::default() {
         println!(

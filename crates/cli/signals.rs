@@ -1,0 +1,65 @@
+//! Signals and the last resort behind `--time-limit`: Ctrl-C and SIGTERM raise a flag the
+//! searches poll (a second one ends the process), SIGPIPE ends a run whose reader is gone, and
+//! a watchdog ends a run stuck in one BDD operation past its limit.
+
+use crate::failure::EXIT_LIMIT;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A flag raised by Ctrl-C, SIGTERM or SIGHUP; long runs poll it and stop, keeping what they
+/// finished.
+pub fn cancel_flag() -> Arc<AtomicBool> {
+    static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        let f = flag.clone();
+        // A second interrupt ends the process at once: the first is only seen between BDD
+        // operations, and one operation can run for minutes. Installing can only fail if a
+        // handler is already installed, and this is the only place that installs one.
+        let _ = ctrlc::set_handler(move || {
+            if f.swap(true, Ordering::Relaxed) {
+                eprintln!("symgame: stopped: interrupted twice; nothing more is reported");
+                std::process::exit(EXIT_LIMIT.into());
+            }
+        });
+        flag
+    })
+    .clone()
+}
+
+/// Restores the default action of SIGPIPE (terminate quietly), which Rust programs ignore: then
+/// a reader that closes the pipe early (`symgame solve ... | head`) ends symgame like any other
+/// Unix tool, instead of `println!` panicking on a broken pipe.
+pub fn restore_sigpipe() {
+    #[cfg(unix)]
+    #[allow(unsafe_code)] // the one libc call that has no safe wrapper in our dependencies
+    // SAFETY: called once at the start of main, before any thread is spawned; setting a signal's
+    // disposition to SIG_DFL has no other precondition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// Starts (once per process) the last resort behind `--time-limit`. Limits are checked between
+/// BDD operations, and one operation (a relational product, or compiling a large GDL
+/// condition) cannot be interrupted; on some games a single one runs for minutes. If the run is
+/// still going a grace period after its limit (a quarter of the limit, at least 5 s), this
+/// thread ends the process with the limit's exit code. Output files are written to a temporary
+/// name and renamed, so none is left half-written.
+pub fn start_watchdog(limit: Duration) {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        let limit = limit.as_secs_f64();
+        let grace = (limit * 0.25).max(5.0);
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs_f64(limit + grace));
+            let _out = std::io::stdout().lock();
+            eprintln!(
+                "symgame: stopped: time limit of {limit} s reached inside one BDD operation, which \
+                 had not returned {grace:.0} s later; nothing more is reported"
+            );
+            std::process::exit(EXIT_LIMIT.into());
+        });
+    });
+}

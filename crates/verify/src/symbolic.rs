@@ -1,0 +1,253 @@
+//! The symbolic side: the value classes (solved now or read from a solution directory), the
+//! states to check, and the value each role should get in each of them.
+
+use crate::enumerate::{fluent_names, reachable_states};
+use crate::{Error, Mode, VerifyOptions};
+use num_bigint::BigUint;
+use std::path::Path;
+use std::time::Instant;
+use symgame_bdd::{BddEngine, BddError, EngineJob};
+use symgame_explicit::Reasoner;
+use symgame_ground::GroundGame;
+use symgame_limits::{Guard, Limits};
+use symgame_symbolic::{
+    fingerprint, read_manifest, read_stored, security_values, solve, Encoding, GameKind,
+    SolveOptions, SymbolicGame,
+};
+
+/// What the symbolic side says about the states to check.
+pub(crate) struct SymbolicSide {
+    /// The kind of game.
+    pub kind: GameKind,
+    /// The states of the solution.
+    pub reachable: BigUint,
+    /// Per state to check (its true fluents): the value the explicit side should find, per role.
+    pub expected: Vec<(Vec<usize>, Vec<u8>)>,
+    /// Every reachable state, or a sample.
+    pub mode: Mode,
+    /// In [`Mode::All`]: the number of states the explicit enumeration reached.
+    pub explicit_states: Option<u64>,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+/// A value class: the rewards of every role, and the states.
+type Class<E> = (Vec<u8>, <E as BddEngine>::Bdd);
+
+/// One role's values: each value with the states where the role gets it.
+type RoleValues<E> = Vec<(u8, <E as BddEngine>::Bdd)>;
+
+/// Runs the symbolic side on the engine of `opts.backend`.
+pub(crate) fn symbolic_side(
+    game: &GroundGame,
+    reasoner: &Reasoner,
+    opts: &VerifyOptions,
+    guard: &Guard<'_>,
+) -> Result<SymbolicSide, Error> {
+    let enc = Encoding::with_options(game, &opts.symbolic);
+    let job = Job {
+        game,
+        reasoner,
+        opts,
+        guard,
+        enc: enc.clone(),
+    };
+    opts.backend.run(enc.num_vars(), &opts.engine, job)?
+}
+
+struct Job<'a> {
+    game: &'a GroundGame,
+    reasoner: &'a Reasoner,
+    opts: &'a VerifyOptions,
+    guard: &'a Guard<'a>,
+    enc: Encoding,
+}
+
+impl EngineJob<Result<SymbolicSide, Error>> for Job<'_> {
+    fn run<E: BddEngine>(self, e: E) -> Result<SymbolicSide, Error> {
+        let started = Instant::now();
+        let (game, opts) = (self.game, self.opts);
+        let print = fingerprint(game, &self.enc);
+        let g = SymbolicGame::new(&e, game, self.enc, &opts.symbolic)?;
+        // The symbolic solve and the security values get the time left.
+        let limits = Limits {
+            time_limit: self.guard.time_left(),
+            ..opts.limits.clone()
+        };
+        let (kind, classes) = match &opts.solution {
+            Some(dir) => read_solution(&e, dir, &print)?,
+            None => solve_now(&g, &limits)?,
+        };
+        let mut reached = e.constant(false);
+        for (_, s) in &classes {
+            reached = e.or(&reached, s)?;
+        }
+        let reachable = g.count(&reached);
+        let per_role = values_per_role(&g, kind, &classes, &reached, &limits)?;
+        let (mode, states, explicit_states) = if reachable <= BigUint::from(opts.all_limit) {
+            let all = reachable_states(self.reasoner);
+            let n = all.len() as u64;
+            (Mode::All, all, Some(n))
+        } else {
+            (
+                Mode::Sample,
+                sample(&e, &g, &reached, &reachable, opts)?,
+                None,
+            )
+        };
+        let expected = states
+            .into_iter()
+            .map(|fl| {
+                let values = values_of(&e, &g, game, &per_role, &fl)?;
+                Ok((fl, values))
+            })
+            .collect::<Result<_, Error>>()?;
+        Ok(SymbolicSide {
+            kind,
+            reachable,
+            expected,
+            mode,
+            explicit_states,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+}
+
+/// The value classes of a solution directory made for this game (`print`) and complete.
+fn read_solution<E: BddEngine>(
+    e: &E,
+    dir: &Path,
+    print: &str,
+) -> Result<(GameKind, Vec<Class<E>>), Error> {
+    let m = read_manifest(dir)?;
+    let refused = |message: String| Error::Solution {
+        path: dir.to_path_buf(),
+        message,
+    };
+    if m.fingerprint != print {
+        return Err(refused(format!(
+            "the solution was made for another game or encoding (fingerprint {}, this game has \
+             {print})",
+            m.fingerprint
+        )));
+    }
+    if !m.complete {
+        return Err(refused(
+            "the solution is incomplete (its run was stopped)".to_string(),
+        ));
+    }
+    let mut classes = Vec::new();
+    for (_, file) in &m.files {
+        let path = dir.join(file);
+        let malformed = |message: String| Error::Solution {
+            path: path.clone(),
+            message,
+        };
+        for c in read_stored(&path)?.classes {
+            let outcome = m.stats.outcomes.get(c.outcome as usize).ok_or_else(|| {
+                malformed(format!(
+                    "class with outcome {} not in the manifest",
+                    c.outcome
+                ))
+            })?;
+            let states = e.import(&c.nodes).map_err(|x| match x {
+                BddError::InvalidNodes(_) => malformed(x.to_string()),
+                x => Error::Bdd(x),
+            })?;
+            classes.push((outcome.clone(), states));
+        }
+    }
+    Ok((m.stats.kind, classes))
+}
+
+/// The value classes of a fresh solve.
+fn solve_now<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    limits: &Limits,
+) -> Result<(GameKind, Vec<Class<E>>), Error> {
+    let opts = SolveOptions {
+        keep_classes: true,
+        limits: limits.clone(),
+        ..Default::default()
+    };
+    let s = solve(g, &opts, |_| {})?;
+    if let Some(why) = s.stats.stopped {
+        return Err(Error::Stopped(why));
+    }
+    let outcomes = &s.stats.outcomes;
+    let classes = s
+        .layers
+        .into_iter()
+        .flat_map(|l| l.classes)
+        .map(|c| (outcomes[c.outcome].clone(), c.states))
+        .collect();
+    Ok((s.stats.kind, classes))
+}
+
+/// Per role: (value, states) for the explicit question "what can the role force": the solved
+/// outcome, or in general-sum games the security values.
+fn values_per_role<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    kind: GameKind,
+    classes: &[Class<E>],
+    reached: &E::Bdd,
+    limits: &Limits,
+) -> Result<Vec<RoleValues<E>>, Error> {
+    let roles = g.role_names().len();
+    if kind == GameKind::GeneralSum {
+        return (0..roles)
+            .map(|r| Ok(security_values(g, reached, r, limits)?))
+            .collect();
+    }
+    Ok((0..roles)
+        .map(|r| classes.iter().map(|(o, s)| (o[r], s.clone())).collect())
+        .collect())
+}
+
+/// A seeded uniform sample of the reachable set: random ranks of its perfect hash, unranked.
+fn sample<E: BddEngine>(
+    e: &E,
+    g: &SymbolicGame<'_, E>,
+    reached: &E::Bdd,
+    reachable: &BigUint,
+    opts: &VerifyOptions,
+) -> Result<Vec<Vec<usize>>, Error> {
+    let vars = g.encoding().current_vars();
+    let hash = symgame_db::AnyPerfectHash::new(&e.export(reached), vars).map_err(Error::Sample)?;
+    let mut out = Vec::with_capacity(opts.sample);
+    for rank in crate::sample::ranks(reachable, opts.sample, opts.seed) {
+        let bits = hash
+            .unrank(&rank)
+            .expect("a rank below the set's size unranks");
+        let cube: Vec<(u32, bool)> = vars.iter().map(|v| (v, bits[v as usize])).collect();
+        let one = e.cube(&cube)?;
+        out.push(g.pick_state(&one).expect("an unranked state is a state"));
+    }
+    Ok(out)
+}
+
+/// The value of each role in the state with true fluents `fluents`.
+fn values_of<E: BddEngine>(
+    e: &E,
+    g: &SymbolicGame<'_, E>,
+    game: &GroundGame,
+    per_role: &[RoleValues<E>],
+    fluents: &[usize],
+) -> Result<Vec<u8>, Error> {
+    let s = g.state(fluents)?;
+    let mut values = Vec::with_capacity(per_role.len());
+    for classes in per_role {
+        let mut value = None;
+        for (v, c) in classes {
+            if !e.is_false(&e.and(c, &s)?) {
+                value = Some(*v);
+                break;
+            }
+        }
+        let value = value.ok_or_else(|| Error::NoValue {
+            state: fluent_names(game, fluents),
+        })?;
+        values.push(value);
+    }
+    Ok(values)
+}
