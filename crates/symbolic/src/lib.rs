@@ -44,27 +44,37 @@
 //! Architecture invariant: depends on symgame-ground and symgame-bdd only; never on the
 //! explicit crates (except as a dev-dependency for cross-check tests).
 
+mod compile;
+mod disjunction;
 mod encoding;
+mod error;
 mod files;
 mod formula;
 mod game;
 pub mod mutex;
+mod options;
+mod order;
+mod partition;
 mod plan;
 mod search;
 mod solve;
 
-pub use encoding::{Encoding, EncodingKind, FluentGroup, Order};
+pub use compile::JointMove;
+pub use encoding::{Encoding, FluentGroup};
+pub use error::SymbolicError;
 pub use files::{
     fingerprint, layer_file_name, read_manifest, read_stored, write_atomic, write_stored,
     FileError, Manifest, StoredClass, StoredLayer, FORMAT_VERSION, MAGIC, MANIFEST,
 };
 pub use formula::Formula;
-pub use game::{GoalBdd, JointMove, Partition, SymbolicError, SymbolicGame, SymbolicOptions};
+pub use game::{goal_states, GoalBdd, SymbolicGame};
+pub use options::{EncodingKind, Order, SymbolicOptions};
+pub use partition::Partition;
 pub use plan::{
-    build_heuristic, goal_states, parse_pattern, pattern_database, pattern_order, plan,
-    plan_with_backend, select_pattern, Algorithm, Costs, Direction, Heuristic, HeuristicStats,
-    PatternChoice, PatternDatabase, PatternStats, Plan, PlanError, PlanLayer, PlanOptions,
-    PlanOutcome, PlanStats, Selection, AUTO_MAX_NODES,
+    build_heuristic, parse_pattern, pattern_database, pattern_order, plan, plan_with_backend,
+    select_pattern, Algorithm, Costs, Direction, Heuristic, HeuristicStats, PatternChoice,
+    PatternDatabase, PatternStats, Plan, PlanError, PlanLayer, PlanOptions, PlanOutcome, PlanStats,
+    Selection, AUTO_MAX_NODES,
 };
 pub use search::{
     reach, reach_count, reach_until, shortest_path, shortest_path_within, LayerStats, Limits, Path,

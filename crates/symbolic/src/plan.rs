@@ -33,8 +33,13 @@ use serde::{Deserialize, Serialize};
 use symgame_bdd::{Backend, BddEngine, BddError, BddResult, EngineConfig, EngineJob, Var, VarSet};
 use symgame_ground::{GroundGame, GroundTerm};
 
+use crate::compile::JointMove;
+use crate::disjunction::or_all;
 use crate::encoding::Encoding;
-use crate::game::{or_all, JointMove, Partition, SymbolicError, SymbolicGame, SymbolicOptions};
+use crate::error::SymbolicError;
+use crate::game::{goal_states, SymbolicGame};
+use crate::options::SymbolicOptions;
+use crate::partition::Partition;
 use crate::search::{
     reach_until, shortest_path_within, step_between, Guard, Interrupt, Limits, StopReason,
 };
@@ -389,16 +394,6 @@ pub struct PlanOutcome {
     pub plan: Option<Plan>,
     /// The statistics.
     pub stats: PlanStats,
-}
-
-/// The goal set: terminal states where `role` gets exactly `value`.
-pub fn goal_states<E: BddEngine>(
-    g: &SymbolicGame<'_, E>,
-    role: usize,
-    value: u8,
-) -> BddResult<E::Bdd> {
-    g.engine()
-        .and(&g.terminal()?, &g.goal_value_states(role, value)?)
 }
 
 /// The partitions grouped by the cost of their joint moves, ascending: the clusters whose joint

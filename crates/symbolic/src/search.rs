@@ -7,7 +7,10 @@ use symgame_bdd::{BddEngine, BddError};
 pub(crate) use symgame_limits::Guard;
 pub use symgame_limits::{Limits, StopReason};
 
-use crate::game::{or_all, JointMove, Partition, SymbolicGame};
+use crate::compile::JointMove;
+use crate::disjunction::or_all;
+use crate::game::SymbolicGame;
+use crate::partition::Partition;
 
 /// Serialises a `BigUint` as a decimal string.
 pub(crate) mod big_string {

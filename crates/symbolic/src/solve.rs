@@ -29,8 +29,11 @@ use serde::{Deserialize, Serialize};
 use symgame_bdd::{BddEngine, BddResult};
 use symgame_ground::GroundGame;
 
+use crate::disjunction::or_all;
+use crate::error::SymbolicError;
 use crate::files::{self, StoredClass, StoredLayer};
-use crate::game::{or_all, SymbolicError, SymbolicGame};
+use crate::game::SymbolicGame;
+use crate::partition::Partition;
 use crate::search::{big_string, Guard, Interrupt, Limits, StopReason};
 
 /// Which retrograde algorithm a game needs.
@@ -351,7 +354,7 @@ struct Context<'g, 'e, E: BddEngine> {
     goal_values: Vec<Vec<u8>>,
     /// The transition partitions, those kept as conjunct lists restricted to the current
     /// universe ([`Context::set_universe`]).
-    parts: Vec<crate::game::Partition<E>>,
+    parts: Vec<Partition<E>>,
     guard: Guard<'g>,
     peak: usize,
 }
