@@ -45,6 +45,7 @@
 //! explicit crates (except as a dev-dependency for cross-check tests).
 
 mod compile;
+mod decimal;
 mod disjunction;
 mod encoding;
 mod error;

@@ -34,6 +34,7 @@ use symgame_bdd::{Backend, BddEngine, BddError, BddResult, EngineConfig, EngineJ
 use symgame_ground::{GroundGame, GroundTerm};
 
 use crate::compile::JointMove;
+use crate::decimal;
 use crate::disjunction::or_all;
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
@@ -245,43 +246,12 @@ pub struct PlanLayer {
     /// The heuristic value of the bucket (A* only).
     pub h: Option<u64>,
     /// States in the layer (decimal string in JSON).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub states: BigUint,
     /// BDD nodes of the layer.
     pub nodes: usize,
     /// Seconds since the start of the search.
     pub seconds: f64,
-}
-
-/// Serialises a `BigUint` as a decimal string.
-mod big_string {
-    use num_bigint::BigUint;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &BigUint, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&v.to_str_radix(10))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<BigUint, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-/// Serialises an optional `BigUint` as a decimal string or null.
-mod big_string_opt {
-    use num_bigint::BigUint;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &Option<BigUint>, s: S) -> Result<S::Ok, S::Error> {
-        v.as_ref().map(|b| b.to_str_radix(10)).serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<BigUint>, D::Error> {
-        let s = Option::<String>::deserialize(d)?;
-        s.map(|x| x.parse().map_err(serde::de::Error::custom))
-            .transpose()
-    }
 }
 
 /// Statistics of one pattern database.
@@ -292,10 +262,10 @@ pub struct PatternStats {
     /// Number of fluents in those groups.
     pub fluents: usize,
     /// Abstract states reachable from the abstract initial state (decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub abstract_states: BigUint,
     /// Of those, the ones from which the abstract goal is reachable (decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub solvable_states: BigUint,
     /// The largest finite h value.
     pub max_h: u64,
@@ -340,7 +310,7 @@ pub struct PlanStats {
     /// Bidirectional search on a game whose relation is kept as conjunct lists: the backward
     /// layers are restricted to the reachable states, found by a full BFS first (included in
     /// the time, peak and expanded layers); this is their number (decimal string).
-    #[serde(with = "big_string_opt")]
+    #[serde(with = "decimal::optional")]
     pub domain_states: Option<BigUint>,
     /// `Some` when a limit stopped the search before it finished.
     pub stopped: Option<StopReason>,

@@ -8,33 +8,19 @@ pub(crate) use symgame_limits::Guard;
 pub use symgame_limits::{Limits, StopReason};
 
 use crate::compile::JointMove;
+use crate::decimal;
 use crate::disjunction::or_all;
 use crate::game::SymbolicGame;
 use crate::partition::Partition;
-
-/// Serialises a `BigUint` as a decimal string.
-pub(crate) mod big_string {
-    use num_bigint::BigUint;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &BigUint, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&v.to_str_radix(10))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<BigUint, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
 
 /// One breadth-first layer.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LayerStats {
     /// States first reached at this depth (serialised as a decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub states: BigUint,
     /// Of those, the terminal ones (decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub terminal: BigUint,
     /// BDD nodes of the layer.
     pub nodes: usize,
@@ -48,10 +34,10 @@ pub struct ReachStats {
     /// The complete layers, from the initial state.
     pub layers: Vec<LayerStats>,
     /// Total states over the complete layers (decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub states: BigUint,
     /// Total terminal states over the complete layers (decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub terminal: BigUint,
     /// BDD nodes of the reached set, taken at the end of the run (0 when the reached set was
     /// not kept, see [`reach_count`]).

@@ -29,12 +29,13 @@ use serde::{Deserialize, Serialize};
 use symgame_bdd::{BddEngine, BddResult};
 use symgame_ground::GroundGame;
 
+use crate::decimal;
 use crate::disjunction::or_all;
 use crate::error::SymbolicError;
 use crate::files::{self, StoredClass, StoredLayer};
 use crate::game::SymbolicGame;
 use crate::partition::Partition;
-use crate::search::{big_string, Guard, Interrupt, Limits, StopReason};
+use crate::search::{Guard, Interrupt, Limits, StopReason};
 
 /// Which retrograde algorithm a game needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -181,13 +182,13 @@ pub struct SolvedLayer<E: BddEngine> {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MoverCounts {
     /// The role to move gets more than the other role (decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub won: BigUint,
     /// Both get the same (decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub drawn: BigUint,
     /// The role to move gets less (decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub lost: BigUint,
 }
 
@@ -197,13 +198,13 @@ pub struct SolveLayerStats {
     /// BFS depth.
     pub depth: usize,
     /// States of the layer (decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub states: BigUint,
     /// Terminal states of the layer (decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub terminal: BigUint,
     /// States per outcome, indexed like [`SolveStats::outcomes`] (decimal strings).
-    #[serde(with = "big_vec")]
+    #[serde(with = "decimal::list")]
     pub per_outcome: Vec<BigUint>,
     /// Two-player games: non-terminal states won / drawn / lost for the role to move.
     pub mover: Option<MoverCounts>,
@@ -231,13 +232,13 @@ pub struct SolveStats {
     /// Per BFS layer; in layered solving, the solved layers (from the last one down).
     pub layers: Vec<SolveLayerStats>,
     /// Solved states per outcome over all layers (decimal strings).
-    #[serde(with = "big_vec")]
+    #[serde(with = "decimal::list")]
     pub per_outcome: Vec<BigUint>,
     /// Reachable states (decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub states: BigUint,
     /// Reachable states left without a value (only in games with cycles; decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub unsolved: BigUint,
     /// Seconds of the forward search.
     pub reach_seconds: f64,
@@ -247,26 +248,6 @@ pub struct SolveStats {
     pub peak_nodes: usize,
     /// `Some` if a limit stopped the run; the finished layers are kept.
     pub stopped: Option<StopReason>,
-}
-
-/// Serialises a vector of `BigUint` as decimal strings.
-mod big_vec {
-    use num_bigint::BigUint;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &[BigUint], s: S) -> Result<S::Ok, S::Error> {
-        v.iter()
-            .map(|x| x.to_str_radix(10))
-            .collect::<Vec<_>>()
-            .serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<BigUint>, D::Error> {
-        Vec::<String>::deserialize(d)?
-            .iter()
-            .map(|x| x.parse().map_err(serde::de::Error::custom))
-            .collect()
-    }
 }
 
 /// The solution: statistics, and the value classes when asked for.
