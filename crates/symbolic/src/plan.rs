@@ -39,11 +39,12 @@ use crate::disjunction::or_all;
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::game::{goal_states, SymbolicGame};
+use crate::interrupt::Interrupt;
 use crate::options::SymbolicOptions;
 use crate::partition::Partition;
-use crate::search::{
-    reach_until, shortest_path_within, step_between, Guard, Interrupt, Limits, StopReason,
-};
+use crate::path::{shortest_path_within, step_between};
+use crate::reach::{reach, reach_until, LayerStats};
+use symgame_limits::{Guard, Limits, StopReason};
 
 /// A planning algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -550,7 +551,7 @@ fn plan_bidir<E: BddEngine>(
     // the fluents, mostly unreachable ones, and blows up (the 8-puzzle's first step does not
     // finish in minutes).
     let domain = if g.partitions().iter().any(|p| !p.conjuncts.is_empty()) {
-        let r = crate::search::reach(g, limits, false, |_| {});
+        let r = reach(g, limits, false, |_| {});
         stats.expanded_layers = r.stats.layers.len();
         stats.peak_nodes =
             r.stats.layers.iter().map(|l| l.nodes).max().unwrap_or(0) + r.stats.reached_nodes;
@@ -572,7 +573,7 @@ fn plan_bidir<E: BddEngine>(
         Err(why) => stats.stopped = Some(why),
         Ok(None) => {}
         Ok(Some(path)) => {
-            let layer = |d: Direction, k: usize, l: &crate::search::LayerStats| PlanLayer {
+            let layer = |d: Direction, k: usize, l: &LayerStats| PlanLayer {
                 direction: d,
                 g: k as u64,
                 h: None,

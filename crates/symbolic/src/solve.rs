@@ -34,8 +34,10 @@ use crate::disjunction::or_all;
 use crate::error::SymbolicError;
 use crate::files::{self, StoredClass, StoredLayer};
 use crate::game::SymbolicGame;
+use crate::interrupt::Interrupt;
 use crate::partition::Partition;
-use crate::search::{Guard, Interrupt, Limits, StopReason};
+use crate::reach::{next_layer, Bfs};
+use symgame_limits::{Guard, Limits, StopReason};
 
 /// Which retrograde algorithm a game needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -1004,7 +1006,7 @@ struct Forward<E: BddEngine> {
     states: BigUint,
 }
 
-/// BFS from the initial state (the step of [`crate::reach`]: per-cluster images and terminal
+/// BFS from the initial state (the step of [`reach`](crate::reach): per-cluster images and terminal
 /// cuts, no difference with the reached states while the layers lie in distinct potential
 /// levels). With `spill`, layers go to files and only the reached set stays in memory; it also
 /// detects whether the game is layered (no move leads back into a layer already seen, which
@@ -1016,7 +1018,7 @@ fn forward<E: BddEngine>(
     spill: &Spill,
 ) -> Result<Forward<E>, SolveOrStop> {
     let e = g.engine();
-    let mut bfs = crate::search::Bfs::start(g)?;
+    let mut bfs = Bfs::start(g)?;
     let mut layers = Vec::new();
     let mut depth = 0;
     let mut states = BigUint::default();
@@ -1024,7 +1026,7 @@ fn forward<E: BddEngine>(
         ctx.guard.check()?;
         ctx.track(&bfs.frontier)?;
         states += g.count(&bfs.frontier);
-        let (new, new_expand) = crate::search::next_layer(g, &mut bfs, depth, true, &ctx.guard)?;
+        let (new, new_expand) = next_layer(g, &mut bfs, depth, true, &ctx.guard)?;
         ctx.track(&bfs.reached)?;
         let frontier = std::mem::replace(&mut bfs.frontier, new);
         let expand = std::mem::replace(&mut bfs.expand, new_expand);
