@@ -75,12 +75,15 @@ pub use game::{goal_states, GoalBdd, SymbolicGame};
 pub use options::{EncodingKind, Order, SymbolicOptions};
 pub use partition::Partition;
 pub use path::{shortest_path, shortest_path_with_backend, shortest_path_within, Path};
-pub use plan::{
-    build_heuristic, parse_pattern, pattern_database, pattern_order, plan, plan_with_backend,
-    select_pattern, Algorithm, Costs, Direction, Heuristic, HeuristicStats, PatternChoice,
-    PatternDatabase, PatternStats, Plan, PlanError, PlanLayer, PlanOptions, PlanOutcome, PlanStats,
-    Selection, AUTO_MAX_NODES,
+pub use plan::heuristic::{build_heuristic, Heuristic};
+pub use plan::outcome::{
+    Direction, HeuristicStats, PatternStats, Plan, PlanLayer, PlanOutcome, PlanStats,
 };
+pub use plan::pdb::{pattern_database, PatternDatabase};
+pub use plan::problem::{Algorithm, Costs, PatternChoice, PlanError, PlanOptions, AUTO_MAX_NODES};
+pub use plan::select::{pattern_order, select_pattern, Selection};
+pub use plan::spec::parse_pattern;
+pub use plan::{plan, plan_with_backend};
 pub use reach::{
     reach, reach_count, reach_encoded, reach_until, reach_with_backend, LayerStats, Reach,
     ReachStats,
