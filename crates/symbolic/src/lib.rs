@@ -88,9 +88,10 @@ pub use reach::{
     reach, reach_count, reach_encoded, reach_until, reach_with_backend, LayerStats, Reach,
     ReachStats,
 };
-pub use solve::{
-    preference, security_values, solve, solve_encoded, solve_with_backend, GameKind, LayeredMode,
-    MoverCounts, SolveError, SolveLayerStats, SolveOptions, SolveStats, Solved, SolvedLayer,
-    ValueClass,
-};
+pub use solve::error::SolveError;
+pub use solve::options::{LayeredMode, SolveOptions};
+pub use solve::stats::{GameKind, MoverCounts, SolveLayerStats, SolveStats};
+pub use solve::value::{preference, Solved, SolvedLayer, ValueClass};
+pub use solve::whole::security_values;
+pub use solve::{solve, solve_encoded, solve_with_backend};
 pub use symgame_limits::{Limits, StopReason};
