@@ -190,30 +190,32 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         }
     }
 
+    /// The BDD of gate `g` from its inputs' BDDs: an AND from true, stopping at false; an OR
+    /// from false, stopping at true.
     fn gate(&self, g: usize) -> BddResult<E::Bdd> {
         let e = self.e;
-        match &self.game.circuit.gates[g] {
-            Gate::And(ls) => {
-                let mut acc = e.constant(true);
-                for &l in ls {
-                    acc = e.and(&acc, &self.lit(l)?)?;
-                    if e.is_false(&acc) {
-                        break;
-                    }
-                }
-                Ok(acc)
-            }
-            Gate::Or(ls) => {
-                let mut acc = e.constant(false);
-                for &l in ls {
-                    acc = e.or(&acc, &self.lit(l)?)?;
-                    if e.is_true(&acc) {
-                        break;
-                    }
-                }
-                Ok(acc)
+        let (ls, is_and) = match &self.game.circuit.gates[g] {
+            Gate::And(ls) => (ls, true),
+            Gate::Or(ls) => (ls, false),
+        };
+        let mut acc = e.constant(is_and);
+        for &l in ls {
+            let x = self.lit(l)?;
+            acc = if is_and {
+                e.and(&acc, &x)?
+            } else {
+                e.or(&acc, &x)?
+            };
+            let decided = if is_and {
+                e.is_false(&acc)
+            } else {
+                e.is_true(&acc)
+            };
+            if decided {
+                break;
             }
         }
+        Ok(acc)
     }
 
     /// Stores the BDD of gate `g`: per joint move if the gate reads a move, else once for all.

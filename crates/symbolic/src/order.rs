@@ -314,22 +314,14 @@ mod tests {
     #[test]
     fn numeric_tokens_compare_numerically() {
         let t = |s: &str| GroundTerm::parse(s).unwrap();
-        assert_eq!(
-            cmp_terms(&t("(cell 2 9 x)"), &t("(cell 2 10 x)")),
-            Ordering::Less
-        );
-        assert_eq!(
-            cmp_terms(&t("(cell 1 1 x)"), &t("(cell 1 a x)")),
-            Ordering::Less
-        );
-        assert_eq!(
-            cmp_terms(&t("(cell 1 1 o)"), &t("(cell 1 1 x)")),
-            Ordering::Less
-        );
-        assert_eq!(
-            cmp_terms(&t("(cell 1 1)"), &t("(cell 1 1 x)")),
-            Ordering::Less
-        );
+        for (a, b) in [
+            ("(cell 2 9 x)", "(cell 2 10 x)"),
+            ("(cell 1 1 x)", "(cell 1 a x)"),
+            ("(cell 1 1 o)", "(cell 1 1 x)"),
+            ("(cell 1 1)", "(cell 1 1 x)"),
+        ] {
+            assert_eq!(cmp_terms(&t(a), &t(b)), Ordering::Less, "{a} < {b}");
+        }
     }
 
     #[test]
