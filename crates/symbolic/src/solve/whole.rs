@@ -1,7 +1,8 @@
-//! The whole-set algorithms (ALGORITHMS.md §2), run on the whole reachable set at once: single
-//! player (backward BFS per reward, with distances), two players with constant sum (attractors
-//! by pre-image and strong pre-image: [`security`]) and with general rewards (outcome buckets
-//! filled once all successors are solved); and the statistics of their solution per BFS layer.
+//! The whole-set algorithms (ALGORITHMS.md §2), run on the whole reachable set at once
+//! ([`WholeSet`]): single player (backward BFS per reward, with distances), two players with
+//! constant sum (attractors by pre-image and strong pre-image, [`WholeSet::security`]) and with
+//! general rewards (outcome buckets filled once all successors are solved); and the statistics
+//! of their solution per BFS layer.
 
 use num_bigint::BigUint;
 use symgame_bdd::{BddEngine, BddResult};
