@@ -10,48 +10,10 @@
 //! compact one ([`EncodingKind::Compact`]) uses the groups proven mutually exclusive by
 //! [`crate::mutex`].
 
-use std::cmp::Ordering;
-
 use serde::{Deserialize, Serialize};
 use symgame_bdd::{Var, VarSet};
-use symgame_ground::{GroundGame, GroundTerm};
 
-use crate::game::SymbolicOptions;
-
-/// How fluents are placed in the variable order.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Order {
-    /// The fluents' order in the ground game (their index order); groups by their first fluent.
-    Given,
-    /// Fluents sorted by their ground term, comparing argument by argument, numbers
-    /// numerically and before names (`(cell 2 10 x)` after `(cell 2 9 x)`). Fluents of the same
-    /// relation with equal leading arguments end up next to each other, e.g. Connect Four cells
-    /// column by column, each cell's colours together. In games of two or more roles, the
-    /// groups that the legal condition of every move reads (whose turn it is, like
-    /// `(control ?r)`) come first: they split every state set at the root, and a relation
-    /// whose mover is not to move is discarded at the first variable. Deterministic.
-    #[default]
-    Heuristic,
-    /// Groups that occur together in rules placed close: starting from [`Order::Heuristic`],
-    /// the FORCE heuristic (Aloul, Markov and Sakallah, 2003) moves each group to the mean
-    /// centre of the rules it occurs in (the supports of `next`, `legal`, `terminal` and `goal`
-    /// conditions) while the total span of the rules shrinks; turn groups first as in
-    /// [`Order::Heuristic`]. Deterministic.
-    Rules,
-}
-
-/// Which fluents share a binary number.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EncodingKind {
-    /// One bit per fluent.
-    Plain,
-    /// Proven mutex groups as binary numbers (see [`crate::mutex`]); other fluents one bit
-    /// each.
-    #[default]
-    Compact,
-}
+use crate::options::{EncodingKind, Order};
 
 /// A group of fluents encoded together as one binary number.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -117,312 +79,19 @@ pub struct Encoding {
     next: VarSet,
 }
 
-/// One token of a flattened ground term.
-fn flatten<'a>(t: &'a GroundTerm, out: &mut Vec<&'a str>) {
-    match t {
-        GroundTerm::Const(c) => out.push(c),
-        GroundTerm::Func(f, args) => {
-            out.push(f);
-            for a in args {
-                flatten(a, out);
-            }
-        }
-    }
-}
-
-/// Numbers compare numerically and come before names; names compare as strings.
-fn cmp_token(a: &str, b: &str) -> Ordering {
-    match (a.parse::<i64>(), b.parse::<i64>()) {
-        (Ok(x), Ok(y)) => x.cmp(&y).then_with(|| a.cmp(b)),
-        (Ok(_), Err(_)) => Ordering::Less,
-        (Err(_), Ok(_)) => Ordering::Greater,
-        (Err(_), Err(_)) => a.cmp(b),
-    }
-}
-
-fn cmp_terms(a: &GroundTerm, b: &GroundTerm) -> Ordering {
-    let (mut ta, mut tb) = (Vec::new(), Vec::new());
-    flatten(a, &mut ta);
-    flatten(b, &mut tb);
-    for (x, y) in ta.iter().zip(&tb) {
-        let c = cmp_token(x, y);
-        if c != Ordering::Equal {
-            return c;
-        }
-    }
-    ta.len().cmp(&tb.len()).then_with(|| a.cmp(b))
-}
-
-/// The fluents each rule reads: the supports of every `next`, `legal`, `terminal` and `goal`
-/// condition in the circuit (`next` of `f` with `f` itself), as sorted fluent lists with at
-/// least two members. `None` when tracing them would take more than `budget` steps.
-pub(crate) fn rule_supports(game: &GroundGame, budget: usize) -> Option<Vec<Vec<usize>>> {
-    let c = &game.circuit;
-    let nf = game.fluents.len() as u32;
-    let mut roots: Vec<(u32, Option<usize>)> = Vec::new();
-    for (f, l) in game.next.iter().enumerate() {
-        roots.push((l.signal(), Some(f)));
-    }
-    for l in game.legal.iter().flatten() {
-        roots.push((l.signal(), None));
-    }
-    for (_, l) in game.goals.iter().flatten() {
-        roots.push((l.signal(), None));
-    }
-    // The terminal condition by its top-level disjuncts: one rule each.
-    let mut term = Vec::new();
-    crate::game::disjuncts(c, game.terminal, &mut term);
-    for l in term {
-        roots.push((l.signal(), None));
-    }
-    let mut stamp = vec![u32::MAX; c.num_signals()];
-    let mut steps = 0usize;
-    let mut out: Vec<Vec<usize>> = Vec::new();
-    for (k, &(root, own)) in roots.iter().enumerate() {
-        let mut support: Vec<usize> = own.into_iter().collect();
-        let mut stack = vec![root];
-        while let Some(s) = stack.pop() {
-            if stamp[s as usize] == k as u32 {
-                continue;
-            }
-            stamp[s as usize] = k as u32;
-            steps += 1;
-            if steps > budget {
-                return None;
-            }
-            if s >= 1 && s <= nf {
-                support.push((s - 1) as usize);
-            } else if s >= c.num_inputs {
-                stack.extend(
-                    c.gates[(s - c.num_inputs) as usize]
-                        .inputs()
-                        .iter()
-                        .map(|l| l.signal()),
-                );
-            }
-        }
-        support.sort_unstable();
-        support.dedup();
-        if support.len() >= 2 {
-            out.push(support);
-        }
-    }
-    out.sort();
-    out.dedup();
-    Some(out)
-}
-
-/// The fluents each `legal` condition reads (one sorted list per move of each role).
-/// `None` when tracing them would take more than `budget` steps.
-pub(crate) fn legal_supports(game: &GroundGame, budget: usize) -> Option<Vec<Vec<usize>>> {
-    let c = &game.circuit;
-    let nf = game.fluents.len();
-    let mut stamp = vec![u32::MAX; c.num_signals()];
-    let mut steps = 0usize;
-    let mut out = Vec::new();
-    for (k, l) in game.legal.iter().flatten().enumerate() {
-        let mut support = Vec::new();
-        let mut stack = vec![l.signal()];
-        while let Some(s) = stack.pop() {
-            if stamp[s as usize] == k as u32 {
-                continue;
-            }
-            stamp[s as usize] = k as u32;
-            steps += 1;
-            if steps > budget {
-                return None;
-            }
-            if s >= 1 && s as usize <= nf {
-                support.push(s as usize - 1);
-            } else if s >= c.num_inputs {
-                stack.extend(
-                    c.gates[(s - c.num_inputs) as usize]
-                        .inputs()
-                        .iter()
-                        .map(|l| l.signal()),
-                );
-            }
-        }
-        support.sort_unstable();
-        out.push(support);
-    }
-    Some(out)
-}
-
-/// FORCE: reorders `order` (group indexes) so that the hyperedges `edges` (sets of group
-/// indexes) span fewer positions. Each round moves every group to the mean centre of gravity
-/// of its edges and keeps the new order if the total span shrank.
-fn force_order(order: &mut Vec<usize>, edges: &[Vec<usize>], rounds: usize) {
-    let n = order.len();
-    let mut incident: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (k, e) in edges.iter().enumerate() {
-        for &g in e {
-            incident[g].push(k);
-        }
-    }
-    let span = |pos: &[usize]| -> usize {
-        edges
-            .iter()
-            .map(|e| {
-                let (lo, hi) = e.iter().fold((usize::MAX, 0), |(lo, hi), &g| {
-                    (lo.min(pos[g]), hi.max(pos[g]))
-                });
-                hi - lo
-            })
-            .sum()
-    };
-    let positions = |order: &[usize]| -> Vec<usize> {
-        let mut pos = vec![0; n];
-        for (p, &g) in order.iter().enumerate() {
-            pos[g] = p;
-        }
-        pos
-    };
-    let mut pos = positions(order);
-    let mut best = span(&pos);
-    for _ in 0..rounds {
-        let cog: Vec<f64> = edges
-            .iter()
-            .map(|e| e.iter().map(|&g| pos[g] as f64).sum::<f64>() / e.len() as f64)
-            .collect();
-        let target: Vec<f64> = (0..n)
-            .map(|g| {
-                if incident[g].is_empty() {
-                    pos[g] as f64
-                } else {
-                    incident[g].iter().map(|&k| cog[k]).sum::<f64>() / incident[g].len() as f64
-                }
-            })
-            .collect();
-        let mut next = order.clone();
-        next.sort_by(|&a, &b| {
-            target[a]
-                .total_cmp(&target[b])
-                .then_with(|| pos[a].cmp(&pos[b]))
-        });
-        let next_pos = positions(&next);
-        let s = span(&next_pos);
-        if s >= best {
-            break;
-        }
-        best = s;
-        *order = next;
-        pos = next_pos;
-    }
-}
-
 impl Encoding {
-    /// The plain encoding of `game`'s fluents (one bit each) in the given order.
-    pub fn new(game: &GroundGame, order: Order) -> Encoding {
-        let groups = (0..game.fluents.len()).map(FluentGroup::single).collect();
-        Encoding::from_groups(game, EncodingKind::Plain, order, groups)
-    }
-
-    /// The encoding `opts` asks for: [`SymbolicOptions::encoding`] and [`SymbolicOptions::order`].
-    /// The compact encoding first proves the mutex groups ([`crate::mutex::prove_groups`]).
-    pub fn with_options(game: &GroundGame, opts: &SymbolicOptions) -> Encoding {
-        match opts.encoding {
-            EncodingKind::Plain => Encoding::new(game, opts.order),
-            EncodingKind::Compact => {
-                let mut budget = crate::mutex::MutexBudget::default();
-                if let Some(d) = opts.setup_deadline {
-                    let left = d.saturating_duration_since(std::time::Instant::now());
-                    budget.time = budget.time.min(left);
-                }
-                Encoding::compact_within(game, opts.order, &budget)
-            }
-        }
-    }
-
-    /// The compact encoding: mutex groups proven by [`crate::mutex::prove_groups`], each one
-    /// binary number; the other fluents one bit each.
-    pub fn compact(game: &GroundGame, order: Order) -> Encoding {
-        Encoding::compact_within(game, order, &crate::mutex::MutexBudget::default())
-    }
-
-    /// [`Self::compact`] with the mutex proof held to `budget` (past it, fewer groups).
-    pub fn compact_within(
-        game: &GroundGame,
-        order: Order,
-        budget: &crate::mutex::MutexBudget,
-    ) -> Encoding {
-        let groups = crate::mutex::prove_groups_within(game, budget).groups;
-        Encoding::from_groups(game, EncodingKind::Compact, order, groups)
-    }
-
-    /// An encoding with the given groups (a partition of the fluents; panics otherwise),
-    /// ordered by `order`. The caller vouches that each group is a valid invariant: at most
-    /// (or exactly) one of its fluents true in every reachable state.
-    pub fn from_groups(
-        game: &GroundGame,
+    /// The layout of `groups`, already in variable order, over `num_fluents` fluents (a
+    /// partition of them; panics otherwise); `turn_group[g]` says whether group `g` is a turn
+    /// group. The constructors are [`Encoding::new`] and [`Encoding::from_groups`] (which
+    /// choose the order) and [`Encoding::with_options`] (which proves the groups first).
+    pub(crate) fn lay_out(
+        num_fluents: usize,
         kind: EncodingKind,
         order: Order,
-        mut groups: Vec<FluentGroup>,
+        groups: Vec<FluentGroup>,
+        turn_group: Vec<bool>,
     ) -> Encoding {
-        let n = game.fluents.len();
-        let terms = &game.fluents;
-        // Members of a group, then the groups.
-        for g in &mut groups {
-            match order {
-                Order::Given => g.fluents.sort_unstable(),
-                Order::Heuristic | Order::Rules => g
-                    .fluents
-                    .sort_by(|&a, &b| cmp_terms(&terms[a], &terms[b]).then_with(|| a.cmp(&b))),
-            }
-        }
-        match order {
-            Order::Given => groups.sort_by_key(|g| g.fluents[0]),
-            Order::Heuristic | Order::Rules => groups.sort_by(|a, b| {
-                cmp_terms(&terms[a.fluents[0]], &terms[b.fluents[0]])
-                    .then_with(|| a.fluents[0].cmp(&b.fluents[0]))
-            }),
-        }
-        if order == Order::Rules {
-            if let Some(rules) = rule_supports(game, 50_000_000) {
-                let mut group_of = vec![0; n];
-                for (i, g) in groups.iter().enumerate() {
-                    for &f in &g.fluents {
-                        group_of[f] = i;
-                    }
-                }
-                let mut edges: Vec<Vec<usize>> = rules
-                    .iter()
-                    .map(|r| {
-                        let mut e: Vec<usize> = r.iter().map(|&f| group_of[f]).collect();
-                        e.sort_unstable();
-                        e.dedup();
-                        e
-                    })
-                    .filter(|e| e.len() >= 2)
-                    .collect();
-                edges.sort();
-                edges.dedup();
-                let mut idx: Vec<usize> = (0..groups.len()).collect();
-                force_order(&mut idx, &edges, 50);
-                let mut old: Vec<Option<FluentGroup>> = groups.into_iter().map(Some).collect();
-                groups = idx
-                    .into_iter()
-                    .map(|i| old[i].take().expect("a permutation"))
-                    .collect();
-            }
-        }
-        // A turn group: in a game of two or more roles, every legal condition reads one of
-        // its fluents.
-        let legal = (game.roles.len() >= 2)
-            .then(|| legal_supports(game, 10_000_000))
-            .flatten();
-        let turn = |g: &FluentGroup| {
-            legal.as_ref().is_some_and(|legal| {
-                legal
-                    .iter()
-                    .all(|sup| g.fluents.iter().any(|f| sup.binary_search(f).is_ok()))
-            })
-        };
-        if order != Order::Given {
-            // Stable: turn groups first, the rest in their order.
-            groups.sort_by_key(|g| !turn(g));
-        }
-        let turn_group: Vec<bool> = groups.iter().map(turn).collect();
+        let n = num_fluents;
         let mut seen = vec![false; n];
         let mut first_bit = Vec::with_capacity(groups.len());
         let mut group_of = vec![(u32::MAX, 0); n];
@@ -660,27 +329,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn numeric_tokens_compare_numerically() {
-        let t = |s: &str| GroundTerm::parse(s).unwrap();
-        assert_eq!(
-            cmp_terms(&t("(cell 2 9 x)"), &t("(cell 2 10 x)")),
-            Ordering::Less
-        );
-        assert_eq!(
-            cmp_terms(&t("(cell 1 1 x)"), &t("(cell 1 a x)")),
-            Ordering::Less
-        );
-        assert_eq!(
-            cmp_terms(&t("(cell 1 1 o)"), &t("(cell 1 1 x)")),
-            Ordering::Less
-        );
-        assert_eq!(
-            cmp_terms(&t("(cell 1 1)"), &t("(cell 1 1 x)")),
-            Ordering::Less
-        );
-    }
-
-    #[test]
     fn group_widths() {
         let g = |n: usize, exactly_one: bool| FluentGroup {
             fluents: (0..n).collect(),
@@ -697,19 +345,5 @@ mod tests {
         assert_eq!(g(5, true).bits(), 3);
         assert_eq!(g(9, true).bits(), 4);
         assert_eq!(g(40, false).bits(), 6);
-    }
-
-    #[test]
-    fn force_shortens_spans() {
-        // A chain 0-3-1-4-2 laid out as 0 1 2 3 4: FORCE pulls chain neighbours together.
-        let edges = vec![vec![0, 3], vec![3, 1], vec![1, 4], vec![4, 2]];
-        let mut order: Vec<usize> = (0..5).collect();
-        force_order(&mut order, &edges, 20);
-        let mut pos = [0; 5];
-        for (p, &g) in order.iter().enumerate() {
-            pos[g] = p;
-        }
-        let span: usize = edges.iter().map(|e| pos[e[0]].abs_diff(pos[e[1]])).sum();
-        assert!(span < 2 + 2 + 3 + 2, "span {span}, order {order:?}");
     }
 }

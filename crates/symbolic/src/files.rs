@@ -16,7 +16,7 @@ use symgame_bdd::BddNodes;
 use symgame_ground::GroundGame;
 
 use crate::encoding::Encoding;
-use crate::solve::SolveStats;
+use crate::solve::stats::SolveStats;
 
 /// The first 8 bytes of every binary solution or layer file.
 pub const MAGIC: [u8; 8] = *b"SYMGSOL\n";

@@ -5,14 +5,15 @@
 //! OR of 69 lines of 4 cells. A [`Formula`] keeps such a condition as an AND/OR tree whose
 //! leaves are BDDs of bounded size, and [`Formula::and_with`] conjoins a state set with it piece
 //! by piece: `S AND (a OR b) = (S AND a) OR (S AND b)`, `S AND (a AND b) = (S AND a) AND b`.
-//! The results stay as small as `S` allows.
+//! The results stay as small as `S` allows. [`FormulaBuilder`] builds such formulas for the
+//! goal conditions of the circuit.
 
 use std::collections::HashMap;
 
 use symgame_bdd::{BddEngine, BddResult};
 use symgame_ground::{Circuit, Gate, Lit};
 
-use crate::game::or_all;
+use crate::disjunction::or_all;
 
 /// A condition as an AND/OR tree over BDD leaves.
 pub enum Formula<E: BddEngine> {

@@ -44,138 +44,54 @@
 //! Architecture invariant: depends on symgame-ground and symgame-bdd only; never on the
 //! explicit crates (except as a dev-dependency for cross-check tests).
 
+mod backend;
+mod compile;
+mod decimal;
+mod disjunction;
 mod encoding;
+mod error;
 mod files;
 mod formula;
 mod game;
+mod interrupt;
 pub mod mutex;
+mod options;
+mod order;
+mod partition;
+mod path;
 mod plan;
-mod search;
+mod reach;
 mod solve;
 
-pub use encoding::{Encoding, EncodingKind, FluentGroup, Order};
+pub use compile::JointMove;
+pub use encoding::{Encoding, FluentGroup};
+pub use error::SymbolicError;
 pub use files::{
     fingerprint, layer_file_name, read_manifest, read_stored, write_atomic, write_stored,
     FileError, Manifest, StoredClass, StoredLayer, FORMAT_VERSION, MAGIC, MANIFEST,
 };
 pub use formula::Formula;
-pub use game::{GoalBdd, JointMove, Partition, SymbolicError, SymbolicGame, SymbolicOptions};
-pub use plan::{
-    build_heuristic, goal_states, parse_pattern, pattern_database, pattern_order, plan,
-    plan_with_backend, select_pattern, Algorithm, Costs, Direction, Heuristic, HeuristicStats,
-    PatternChoice, PatternDatabase, PatternStats, Plan, PlanError, PlanLayer, PlanOptions,
-    PlanOutcome, PlanStats, Selection, AUTO_MAX_NODES,
+pub use game::{goal_states, GoalBdd, SymbolicGame};
+pub use options::{EncodingKind, Order, SymbolicOptions};
+pub use partition::Partition;
+pub use path::{shortest_path, shortest_path_with_backend, shortest_path_within, Path};
+pub use plan::heuristic::{build_heuristic, Heuristic};
+pub use plan::outcome::{
+    Direction, HeuristicStats, PatternStats, Plan, PlanLayer, PlanOutcome, PlanStats,
 };
-pub use search::{
-    reach, reach_count, reach_until, shortest_path, shortest_path_within, LayerStats, Limits, Path,
-    Reach, ReachStats, StopReason,
+pub use plan::pdb::{pattern_database, PatternDatabase};
+pub use plan::problem::{Algorithm, Costs, PatternChoice, PlanError, PlanOptions, AUTO_MAX_NODES};
+pub use plan::select::{pattern_order, select_pattern, Selection};
+pub use plan::spec::parse_pattern;
+pub use plan::{plan, plan_with_backend};
+pub use reach::{
+    reach, reach_count, reach_encoded, reach_until, reach_with_backend, LayerStats, Reach,
+    ReachStats,
 };
-pub use solve::{
-    preference, security_values, solve, solve_encoded, solve_with_backend, GameKind, LayeredMode,
-    MoverCounts, SolveError, SolveLayerStats, SolveOptions, SolveStats, Solved, SolvedLayer,
-    ValueClass,
-};
-
-use symgame_bdd::{Backend, BddEngine, EngineConfig, EngineJob};
-use symgame_ground::GroundGame;
-
-struct ReachJob<'a, F> {
-    game: &'a GroundGame,
-    encoding: Encoding,
-    opts: &'a SymbolicOptions,
-    limits: &'a Limits,
-    progress: F,
-}
-
-impl<F: FnMut(&ReachStats)> EngineJob<Result<ReachStats, SymbolicError>> for ReachJob<'_, F> {
-    fn run<E: BddEngine>(self, engine: E) -> Result<ReachStats, SymbolicError> {
-        let g = SymbolicGame::new(&engine, self.game, self.encoding, self.opts)?;
-        Ok(reach_count(&g, self.limits, self.progress))
-    }
-}
-
-/// Symbolic BFS ([`reach_count`]) of `game` on the engine `backend`: builds the encoding
-/// `opts` asks for ([`Encoding::with_options`]), compiles the game and returns the layer
-/// statistics. `progress` is called after each layer.
-pub fn reach_with_backend(
-    game: &GroundGame,
-    backend: Backend,
-    config: &EngineConfig,
-    opts: &SymbolicOptions,
-    limits: &Limits,
-    progress: impl FnMut(&ReachStats),
-) -> Result<ReachStats, SymbolicError> {
-    let encoding = Encoding::with_options(game, opts);
-    reach_encoded(game, encoding, backend, config, opts, limits, progress)
-}
-
-/// [`reach_with_backend`] with an encoding built by the caller.
-pub fn reach_encoded(
-    game: &GroundGame,
-    encoding: Encoding,
-    backend: Backend,
-    config: &EngineConfig,
-    opts: &SymbolicOptions,
-    limits: &Limits,
-    progress: impl FnMut(&ReachStats),
-) -> Result<ReachStats, SymbolicError> {
-    let n = encoding.num_vars();
-    backend.run(
-        n,
-        config,
-        ReachJob {
-            game,
-            encoding,
-            opts,
-            limits,
-            progress,
-        },
-    )?
-}
-
-struct PathJob<'a> {
-    game: &'a GroundGame,
-    encoding: Encoding,
-    opts: &'a SymbolicOptions,
-    limits: &'a Limits,
-    role: usize,
-    value: u8,
-}
-
-impl EngineJob<Result<Option<Path>, SymbolicError>> for PathJob<'_> {
-    fn run<E: BddEngine>(self, engine: E) -> Result<Option<Path>, SymbolicError> {
-        let g = SymbolicGame::new(&engine, self.game, self.encoding, self.opts)?;
-        let goal = engine.and(&g.terminal()?, &g.goal_value_states(self.role, self.value)?)?;
-        shortest_path(&g, &goal, self.limits).map_err(SymbolicError::Stopped)
-    }
-}
-
-/// Shortest path ([`shortest_path`]) from the initial state to a terminal state where `role`
-/// (by name) gets exactly `value`, on the engine `backend`. `Ok(None)` if there is none.
-pub fn shortest_path_with_backend(
-    game: &GroundGame,
-    backend: Backend,
-    config: &EngineConfig,
-    opts: &SymbolicOptions,
-    limits: &Limits,
-    role: &str,
-    value: u8,
-) -> Result<Option<Path>, SymbolicError> {
-    let role_index = game
-        .find_role(role)
-        .ok_or_else(|| SymbolicError::UnknownRole(role.to_string()))?;
-    let encoding = Encoding::with_options(game, opts);
-    let n = encoding.num_vars();
-    backend.run(
-        n,
-        config,
-        PathJob {
-            game,
-            encoding,
-            opts,
-            limits,
-            role: role_index,
-            value,
-        },
-    )?
-}
+pub use solve::error::SolveError;
+pub use solve::options::{LayeredMode, SolveOptions};
+pub use solve::stats::{GameKind, MoverCounts, SolveLayerStats, SolveStats};
+pub use solve::value::{preference, Solved, SolvedLayer, ValueClass};
+pub use solve::whole::security_values;
+pub use solve::{solve, solve_encoded, solve_with_backend};
+pub use symgame_limits::{Limits, StopReason};

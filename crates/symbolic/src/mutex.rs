@@ -13,14 +13,21 @@
 //! and are preserved by every transition from a state where all of them hold, so by
 //! induction they hold in every reachable state. The checks run on BDDs in a private
 //! biodivine engine over the plain encoding. Any budget exceeded gives up soundly: no groups.
+//!
+//! The compact [`Encoding`] is built here, from outside the encoding: [`Encoding::compact`],
+//! [`Encoding::compact_within`] and [`Encoding::with_options`] prove the groups, then lay them
+//! out with [`Encoding::from_groups`].
 
 use std::time::{Duration, Instant};
 
 use symgame_bdd::{BddEngine, BddResult, BiodivineEngine, EngineConfig};
 use symgame_ground::{GroundGame, GroundTerm};
 
-use crate::encoding::{Encoding, FluentGroup, Order};
-use crate::game::{disjuncts, fluent_bdds, joint_moves, Compiler, SymbolicError};
+use crate::compile::{joint_moves, Compiler};
+use crate::disjunction::and_not_all;
+use crate::encoding::{Encoding, FluentGroup};
+use crate::error::SymbolicError;
+use crate::options::{EncodingKind, Order, SymbolicOptions};
 
 /// The outcome of [`prove_groups`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,6 +68,37 @@ impl Default for MutexBudget {
             max_rounds: 20,
             max_invariant_nodes: 100_000,
         }
+    }
+}
+
+impl Encoding {
+    /// The encoding `opts` asks for: [`SymbolicOptions::encoding`] and [`SymbolicOptions::order`].
+    /// The compact encoding first proves the mutex groups ([`prove_groups`]), within what is
+    /// left of [`SymbolicOptions::setup_deadline`].
+    pub fn with_options(game: &GroundGame, opts: &SymbolicOptions) -> Encoding {
+        match opts.encoding {
+            EncodingKind::Plain => Encoding::new(game, opts.order),
+            EncodingKind::Compact => {
+                let mut budget = MutexBudget::default();
+                if let Some(d) = opts.setup_deadline {
+                    let left = d.saturating_duration_since(Instant::now());
+                    budget.time = budget.time.min(left);
+                }
+                Encoding::compact_within(game, opts.order, &budget)
+            }
+        }
+    }
+
+    /// The compact encoding: mutex groups proven by [`prove_groups`], each one binary number;
+    /// the other fluents one bit each.
+    pub fn compact(game: &GroundGame, order: Order) -> Encoding {
+        Encoding::compact_within(game, order, &MutexBudget::default())
+    }
+
+    /// [`Self::compact`] with the mutex proof held to `budget` (past it, fewer groups).
+    pub fn compact_within(game: &GroundGame, order: Order, budget: &MutexBudget) -> Encoding {
+        let groups = prove_groups_within(game, budget).groups;
+        Encoding::from_groups(game, EncodingKind::Compact, order, groups)
     }
 }
 
@@ -211,22 +249,12 @@ fn houdini<E: BddEngine>(
         // "At least one" only matters with "at most one" (an exactly-one group).
         alo[c] = k == 1;
     }
-    let mut comp = Compiler::new(e, game, fluent_bdds(e, enc)?);
-    let mut term_leaves = Vec::new();
-    disjuncts(&game.circuit, game.terminal, &mut term_leaves);
-    let mut roots = term_leaves.clone();
-    roots.extend(game.legal.iter().flatten().copied());
-    roots.extend(game.next.iter().copied());
-    comp.eval_global(&roots)?;
+    let (mut comp, term_leaves) = Compiler::prepared(e, game, enc)?;
     let terminal_parts = term_leaves
         .iter()
         .map(|&l| comp.lit(l))
         .collect::<BddResult<Vec<_>>>()?;
-    let legal = game
-        .legal
-        .iter()
-        .map(|ls| ls.iter().map(|&l| comp.lit(l)).collect())
-        .collect::<BddResult<Vec<Vec<E::Bdd>>>>()?;
+    let legal = comp.legal()?;
     // Candidates of each fluent, to visit only the claims a joint move can break.
     let mut of_fluent: Vec<Vec<usize>> = vec![Vec::new(); game.fluents.len()];
     for (c, cand) in candidates.iter().enumerate() {
@@ -323,13 +351,7 @@ fn houdini<E: BddEngine>(
                     if !*claim {
                         continue;
                     }
-                    let mut bad = e.and(cond, &broken)?;
-                    for t in &terminal_parts {
-                        if e.is_false(&bad) {
-                            break;
-                        }
-                        bad = e.and_not(&bad, t)?;
-                    }
+                    let bad = and_not_all(e, &e.and(cond, &broken)?, &terminal_parts)?;
                     if !e.is_false(&bad) {
                         *claim = false;
                         dropped = true;

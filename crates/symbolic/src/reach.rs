@@ -1,37 +1,30 @@
-//! Symbolic breadth-first search: reachability with exact layer counts, and bidirectional
-//! shortest-path search.
+//! Symbolic breadth-first search from the initial state: reachability with exact big-integer
+//! layer counts ([`reach`], [`reach_count`], [`reach_until`]), and the BFS step ([`Bfs`],
+//! [`next_layer`]) that the retrograde solver's forward search shares.
 
 use num_bigint::BigUint;
 use serde::{Deserialize, Serialize};
-use symgame_bdd::{BddEngine, BddError};
-pub(crate) use symgame_limits::Guard;
-pub use symgame_limits::{Limits, StopReason};
+use symgame_bdd::{Backend, BddEngine, BddError, EngineConfig};
+use symgame_ground::GroundGame;
+use symgame_limits::{Guard, Limits, StopReason};
 
-use crate::game::{or_all, JointMove, Partition, SymbolicGame};
-
-/// Serialises a `BigUint` as a decimal string.
-pub(crate) mod big_string {
-    use num_bigint::BigUint;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &BigUint, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&v.to_str_radix(10))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<BigUint, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
+use crate::backend::{run_compiled, GameJob};
+use crate::decimal;
+use crate::disjunction::or_all;
+use crate::encoding::Encoding;
+use crate::error::SymbolicError;
+use crate::game::SymbolicGame;
+use crate::interrupt::Interrupt;
+use crate::options::SymbolicOptions;
 
 /// One breadth-first layer.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LayerStats {
     /// States first reached at this depth (serialised as a decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub states: BigUint,
     /// Of those, the terminal ones (decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub terminal: BigUint,
     /// BDD nodes of the layer.
     pub nodes: usize,
@@ -45,10 +38,10 @@ pub struct ReachStats {
     /// The complete layers, from the initial state.
     pub layers: Vec<LayerStats>,
     /// Total states over the complete layers (decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub states: BigUint,
     /// Total terminal states over the complete layers (decimal string).
-    #[serde(with = "big_string")]
+    #[serde(with = "decimal")]
     pub terminal: BigUint,
     /// BDD nodes of the reached set, taken at the end of the run (0 when the reached set was
     /// not kept, see [`reach_count`]).
@@ -71,55 +64,11 @@ pub struct Reach<E: BddEngine> {
     pub layers: Vec<E::Bdd>,
 }
 
-pub(crate) enum Interrupt {
-    Stop(StopReason),
-}
-
-impl From<BddError> for Interrupt {
-    fn from(_: BddError) -> Self {
-        Interrupt::Stop(StopReason::OutOfMemory)
-    }
-}
-
-impl From<StopReason> for Interrupt {
-    fn from(r: StopReason) -> Self {
-        Interrupt::Stop(r)
-    }
-}
-
-/// Image of `s`, which must contain no terminal state.
-pub(crate) fn image_guarded<E: BddEngine>(
-    g: &SymbolicGame<'_, E>,
-    s: &E::Bdd,
-    guard: &Guard,
-) -> Result<E::Bdd, Interrupt> {
-    let mut parts = Vec::with_capacity(g.clusters().len());
-    for p in g.clusters() {
-        guard.check()?;
-        parts.push(p.image(g.engine(), s)?);
-    }
-    Ok(or_all(g.engine(), parts)?)
-}
-
-fn pre_image_guarded<E: BddEngine>(
-    g: &SymbolicGame<'_, E>,
-    partitions: &[Partition<E>],
-    s: &E::Bdd,
-    guard: &Guard,
-) -> Result<E::Bdd, Interrupt> {
-    let mut parts = Vec::with_capacity(partitions.len());
-    for p in partitions {
-        guard.check()?;
-        parts.push(p.pre_image(g.engine(), s)?);
-    }
-    Ok(g.and_not_terminal(&or_all(g.engine(), parts)?)?)
-}
-
 /// Symbolic breadth-first search from the initial state with duplicate detection. Each layer
 /// `L_{k+1} = image(L_k AND NOT terminal) AND NOT reached`; terminal states are counted but not
 /// expanded (the same convention as the explicit `explore`). The non-terminal part of a new
 /// layer is found per cluster, removing only the terminal parts that cluster can make true
-/// ([`Partition::terminal_parts`]). While every layer `k` lies in level `p0 + k` of the
+/// ([`Partition::terminal_parts`](crate::Partition::terminal_parts)). While every layer `k` lies in level `p0 + k` of the
 /// potential ([`SymbolicGame::potential_levels`]), no state can be in two layers and the
 /// difference with `reached` is skipped. `progress` is called after each layer. On a limit,
 /// the complete layers are kept and `stats.stopped` says why.
@@ -301,10 +250,7 @@ fn reach_impl<E: BddEngine>(
     mut progress: impl FnMut(&ReachStats),
 ) -> Reach<E> {
     let e = g.engine();
-    let guard = Guard {
-        limits,
-        started: std::time::Instant::now(),
-    };
+    let guard = Guard::new(limits);
     let mut stats = ReachStats {
         partitions: g.clusters().len(),
         ..ReachStats::default()
@@ -386,215 +332,46 @@ fn reach_impl<E: BddEngine>(
     }
 }
 
-/// A shortest path found by [`shortest_path`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Path {
-    /// The joint moves, one per step (`moves[k][r]` = move index of role `r` at step `k`).
-    pub moves: Vec<JointMove>,
-    /// The states along the path (true fluents, ascending), `moves.len() + 1` of them, from the
-    /// initial state to a goal state.
-    pub states: Vec<Vec<usize>>,
-    /// Forward layers computed.
-    pub forward_layers: usize,
-    /// Backward layers computed.
-    pub backward_layers: usize,
-    /// Sizes of the forward layers (terminal states counted, `seconds` since the start).
-    pub forward: Vec<LayerStats>,
-    /// Sizes of the backward layers, from the goal set.
-    pub backward: Vec<LayerStats>,
-    /// The largest number of BDD nodes held at once by the frontiers and the two visited sets.
-    pub peak_nodes: usize,
-}
-
-/// Bidirectional breadth-first search from the initial state to the state set `goal`.
-///
-/// Forward layers come from [`SymbolicGame::image`] (terminal states are not expanded),
-/// backward layers from [`SymbolicGame::pre_image`] (only non-terminal predecessors); each step
-/// expands the direction whose frontier has fewer BDD nodes, until a new frontier meets the
-/// other side. The path is rebuilt from the stored layers with the per-joint-move partitions.
-/// Returns `Ok(None)` if no goal state is reachable, `Err` if a limit stopped the search.
-///
-/// Limit: the backward search runs over all assignments of the fluents, most of them
-/// unreachable; on games whose relation is kept as a conjunct list (e.g. the 8-puzzle) this
-/// can blow up. [`shortest_path_within`] restricts it to a domain.
-pub fn shortest_path<E: BddEngine>(
-    g: &SymbolicGame<'_, E>,
-    goal: &E::Bdd,
+/// Symbolic BFS ([`reach_count`]) of `game` on the engine `backend`: builds the encoding
+/// `opts` asks for ([`Encoding::with_options`]), compiles the game and returns the layer
+/// statistics. `progress` is called after each layer.
+pub fn reach_with_backend(
+    game: &GroundGame,
+    backend: Backend,
+    config: &EngineConfig,
+    opts: &SymbolicOptions,
     limits: &Limits,
-) -> Result<Option<Path>, StopReason> {
-    shortest_path_within(g, goal, None, limits)
+    progress: impl FnMut(&ReachStats),
+) -> Result<ReachStats, SymbolicError> {
+    let encoding = Encoding::with_options(game, opts);
+    reach_encoded(game, encoding, backend, config, opts, limits, progress)
 }
 
-/// [`shortest_path`] with the backward layers restricted to `domain` (a superset of the states
-/// of interest, e.g. the reached set of [`reach`] or a state invariant).
-pub fn shortest_path_within<E: BddEngine>(
-    g: &SymbolicGame<'_, E>,
-    goal: &E::Bdd,
-    domain: Option<&E::Bdd>,
+/// [`reach_with_backend`] with an encoding built by the caller.
+pub fn reach_encoded(
+    game: &GroundGame,
+    encoding: Encoding,
+    backend: Backend,
+    config: &EngineConfig,
+    opts: &SymbolicOptions,
     limits: &Limits,
-) -> Result<Option<Path>, StopReason> {
-    let guard = Guard {
-        limits,
-        started: std::time::Instant::now(),
-    };
-    match bidir(g, goal, domain, &guard) {
-        Ok(p) => Ok(p),
-        Err(Interrupt::Stop(why)) => Err(why),
-    }
+    progress: impl FnMut(&ReachStats),
+) -> Result<ReachStats, SymbolicError> {
+    let job = ReachJob { limits, progress };
+    run_compiled(game, encoding, backend, config, opts, job)
 }
 
-fn bidir<E: BddEngine>(
-    g: &SymbolicGame<'_, E>,
-    goal: &E::Bdd,
-    domain: Option<&E::Bdd>,
-    guard: &Guard,
-) -> Result<Option<Path>, Interrupt> {
-    let e = g.engine();
-    // With a domain, the backward steps use relations restricted to it.
-    let (back, path_parts) = match domain {
-        Some(d) => (
-            g.clusters()
-                .iter()
-                .map(|p| p.restricted_to(e, d))
-                .collect::<Result<Vec<_>, _>>()?,
-            g.partitions()
-                .iter()
-                .map(|p| p.restricted_to(e, d))
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-        None => (g.clusters().to_vec(), g.partitions().to_vec()),
-    };
-    let size = |layer: &E::Bdd| -> Result<LayerStats, Interrupt> {
-        let states = g.count(layer);
-        let terminal = &states - g.count(&g.and_not_terminal(layer)?);
-        Ok(LayerStats {
-            states,
-            terminal,
-            nodes: e.node_count(layer),
-            seconds: guard.started.elapsed().as_secs_f64(),
-        })
-    };
-    let mut fwd = vec![g.init().clone()];
-    let mut bwd = vec![goal.clone()];
-    let mut seen_f = g.init().clone();
-    let mut seen_b = goal.clone();
-    let mut forward = vec![size(g.init())?];
-    let mut backward = vec![size(goal)?];
-    let held = |a: &E::Bdd, b: &E::Bdd, c: &E::Bdd, d: &E::Bdd| {
-        e.node_count(a) + e.node_count(b) + e.node_count(c) + e.node_count(d)
-    };
-    let mut peak_nodes = held(g.init(), goal, &seen_f, &seen_b);
-    // (forward index, backward index) of the meeting layers.
-    let mut meet = if e.is_false(&e.and(g.init(), goal)?) {
-        None
-    } else {
-        Some((0, 0))
-    };
-    while meet.is_none() {
-        guard.check()?;
-        let last_f = fwd.last().expect("non-empty");
-        let last_b = bwd.last().expect("non-empty");
-        if e.is_false(last_f) || e.is_false(last_b) {
-            return Ok(None);
-        }
-        if e.node_count(last_f) <= e.node_count(last_b) {
-            let img = image_guarded(g, &g.and_not_terminal(last_f)?, guard)?;
-            let new = e.and_not(&img, &seen_f)?;
-            guard.check_nodes(e.node_count(&new) as u64)?;
-            seen_f = e.or(&seen_f, &new)?;
-            forward.push(size(&new)?);
-            peak_nodes = peak_nodes.max(held(&new, last_b, &seen_f, &seen_b));
-            fwd.push(new.clone());
-            if !e.is_false(&e.and(&new, &seen_b)?) {
-                meet = Some((fwd.len() - 1, first_meeting(e, &new, &bwd)?));
-            }
-        } else {
-            let pre = pre_image_guarded(g, &back, last_b, guard)?;
-            let new = e.and_not(&pre, &seen_b)?;
-            guard.check_nodes(e.node_count(&new) as u64)?;
-            seen_b = e.or(&seen_b, &new)?;
-            backward.push(size(&new)?);
-            peak_nodes = peak_nodes.max(held(last_f, &new, &seen_f, &seen_b));
-            bwd.push(new.clone());
-            if !e.is_false(&e.and(&new, &seen_f)?) {
-                meet = Some((first_meeting(e, &new, &fwd)?, bwd.len() - 1));
-            }
-        }
-    }
-    let (i, j) = meet.expect("met");
-    let middle = e.and(&fwd[i], &bwd[j])?;
-    let m = g.pick_state(&middle).expect("non-empty meeting set");
-    // Walk back to the initial state through the forward layers.
-    let mut states = vec![m.clone()];
-    let mut moves: Vec<JointMove> = Vec::new();
-    let mut cur = m.clone();
-    for k in (0..i).rev() {
-        let s = g.state(&cur)?;
-        let (jm, prev) = step_between(g, &path_parts, &s, &fwd[k], false)?;
-        moves.push(jm);
-        states.push(prev.clone());
-        cur = prev;
-    }
-    states.reverse();
-    moves.reverse();
-    // Walk forward to the goal through the backward layers.
-    let mut cur = m;
-    for k in (0..j).rev() {
-        let s = g.state(&cur)?;
-        let (jm, next) = step_between(g, &path_parts, &s, &bwd[k], true)?;
-        moves.push(jm);
-        states.push(next.clone());
-        cur = next;
-    }
-    Ok(Some(Path {
-        moves,
-        states,
-        forward_layers: fwd.len(),
-        backward_layers: bwd.len(),
-        forward,
-        backward,
-        peak_nodes,
-    }))
+/// [`reach_count`] as a job for [`run_compiled`].
+struct ReachJob<'a, F> {
+    limits: &'a Limits,
+    progress: F,
 }
 
-/// The first of `layers` that intersects `set`.
-fn first_meeting<E: BddEngine>(e: &E, set: &E::Bdd, layers: &[E::Bdd]) -> Result<usize, Interrupt> {
-    for (k, l) in layers.iter().enumerate() {
-        if !e.is_false(&e.and(set, l)?) {
-            return Ok(k);
-        }
-    }
-    unreachable!("the set meets the union of the layers")
-}
+impl<F: FnMut(&ReachStats)> GameJob for ReachJob<'_, F> {
+    type Output = ReachStats;
+    type Error = SymbolicError;
 
-/// One step from the single state `s` to (`forward`) or from (`!forward`) a state of `layer`:
-/// the joint move and the other state. A predecessor is never terminal (terminal states have
-/// no successors, even where the relation allows a move).
-pub(crate) fn step_between<E: BddEngine>(
-    g: &SymbolicGame<'_, E>,
-    partitions: &[Partition<E>],
-    s: &E::Bdd,
-    layer: &E::Bdd,
-    forward: bool,
-) -> Result<(JointMove, Vec<usize>), Interrupt> {
-    let e = g.engine();
-    let sources;
-    let layer = if forward {
-        layer
-    } else {
-        sources = g.and_not_terminal(layer)?;
-        &sources
-    };
-    for p in partitions {
-        let other = if forward {
-            p.image(e, s)?
-        } else {
-            p.pre_image(e, s)?
-        };
-        let hit = e.and(&other, layer)?;
-        if let Some(t) = g.pick_state(&hit) {
-            return Ok((p.joint_moves[0].clone(), t));
-        }
+    fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<ReachStats, SymbolicError> {
+        Ok(reach_count(g, self.limits, self.progress))
     }
-    unreachable!("consecutive BFS layers are linked by some joint move")
 }

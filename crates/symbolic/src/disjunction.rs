@@ -1,0 +1,103 @@
+//! Disjunctions: a circuit literal split into its top-level disjuncts ([`disjuncts`]), the OR
+//! of many BDDs as a balanced tree ([`or_all`]), the parts of a disjunction merged up to a size
+//! ([`cluster_parts`]) and a set with every part of a disjunction removed ([`and_not_all`]). The
+//! terminal condition is kept as such parts because it is exponential as one BDD. A leaf.
+
+use symgame_bdd::{BddEngine, BddResult, Var};
+use symgame_ground::{Circuit, Gate, Lit};
+
+/// The disjuncts of `l`: flattens non-negated `or` gates and negated `and` gates of acyclic
+/// blocks; constant-false disjuncts are dropped.
+pub(crate) fn disjuncts(c: &Circuit, l: Lit, out: &mut Vec<Lit>) {
+    if l == Lit::FALSE {
+        return;
+    }
+    let s = l.signal();
+    if s >= c.num_inputs {
+        let g = (s - c.num_inputs) as usize;
+        let acyclic = !c.block_of(g).is_some_and(|b| b.cyclic);
+        match (&c.gates[g], l.is_negated()) {
+            (Gate::Or(ls), false) if acyclic => {
+                for &x in ls {
+                    disjuncts(c, x, out);
+                }
+                return;
+            }
+            (Gate::And(ls), true) if acyclic => {
+                for &x in ls {
+                    disjuncts(c, !x, out);
+                }
+                return;
+            }
+            _ => {}
+        }
+    }
+    out.push(l);
+}
+
+/// OR of many BDDs as a balanced tree.
+pub(crate) fn or_all<E: BddEngine>(e: &E, mut v: Vec<E::Bdd>) -> BddResult<E::Bdd> {
+    if v.is_empty() {
+        return Ok(e.constant(false));
+    }
+    while v.len() > 1 {
+        let mut next = Vec::with_capacity(v.len().div_ceil(2));
+        let mut it = v.into_iter();
+        while let Some(a) = it.next() {
+            match it.next() {
+                Some(b) => next.push(e.or(&a, &b)?),
+                None => next.push(a),
+            }
+        }
+        v = next;
+    }
+    Ok(v.pop().expect("non-empty"))
+}
+
+/// `s AND NOT (p_1 OR p_2 OR ...)`, removing one part at a time and stopping as soon as
+/// nothing is left.
+pub(crate) fn and_not_all<E: BddEngine>(e: &E, s: &E::Bdd, parts: &[E::Bdd]) -> BddResult<E::Bdd> {
+    let mut acc = s.clone();
+    for p in parts {
+        if e.is_false(&acc) {
+            break;
+        }
+        acc = e.and_not(&acc, p)?;
+    }
+    Ok(acc)
+}
+
+/// Merges the parts of a disjunction, sorted by their deepest and then shallowest variable,
+/// while a merged part stays within `max_nodes` nodes.
+pub(crate) fn cluster_parts<E: BddEngine>(
+    e: &E,
+    mut parts: Vec<E::Bdd>,
+    max_nodes: usize,
+) -> BddResult<Vec<E::Bdd>> {
+    if max_nodes == 0 || parts.len() < 2 {
+        return Ok(parts);
+    }
+    let keys: Vec<(Option<Var>, Option<Var>)> = parts
+        .iter()
+        .map(|p| {
+            let s = e.support(p);
+            (s.last().copied(), s.first().copied())
+        })
+        .collect();
+    let mut idx: Vec<usize> = (0..parts.len()).collect();
+    idx.sort_by_key(|&i| keys[i]);
+    let mut sorted: Vec<Option<E::Bdd>> = parts.drain(..).map(Some).collect();
+    let mut out: Vec<E::Bdd> = Vec::new();
+    for i in idx {
+        let p = sorted[i].take().expect("each part once");
+        if let Some(last) = out.last_mut() {
+            let m = e.or(last, &p)?;
+            if e.node_count(&m) <= max_nodes {
+                *last = m;
+                continue;
+            }
+        }
+        out.push(p);
+    }
+    Ok(out)
+}

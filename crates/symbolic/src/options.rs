@@ -1,0 +1,104 @@
+//! The knobs of the symbolic set-up: [`SymbolicOptions`] and the two choices it holds about the
+//! state layout, the variable [`Order`] and the [`EncodingKind`]. A leaf: plain data, imported by
+//! the encoding, the compiler and the searches alike.
+
+use serde::{Deserialize, Serialize};
+use symgame_limits::StopReason;
+
+/// How fluents are placed in the variable order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// The fluents' order in the ground game (their index order); groups by their first fluent.
+    Given,
+    /// Fluents sorted by their ground term, comparing argument by argument, numbers
+    /// numerically and before names (`(cell 2 10 x)` after `(cell 2 9 x)`). Fluents of the same
+    /// relation with equal leading arguments end up next to each other, e.g. Connect Four cells
+    /// column by column, each cell's colours together. In games of two or more roles, the
+    /// groups that the legal condition of every move reads (whose turn it is, like
+    /// `(control ?r)`) come first: they split every state set at the root, and a relation
+    /// whose mover is not to move is discarded at the first variable. Deterministic.
+    #[default]
+    Heuristic,
+    /// Groups that occur together in rules placed close: starting from [`Order::Heuristic`],
+    /// the FORCE heuristic (Aloul, Markov and Sakallah, 2003) moves each group to the mean
+    /// centre of the rules it occurs in (the supports of `next`, `legal`, `terminal` and `goal`
+    /// conditions) while the total span of the rules shrinks; turn groups first as in
+    /// [`Order::Heuristic`]. Deterministic.
+    Rules,
+}
+
+/// Which fluents share a binary number.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EncodingKind {
+    /// One bit per fluent.
+    Plain,
+    /// Proven mutex groups as binary numbers (see [`crate::mutex`]); other fluents one bit
+    /// each.
+    #[default]
+    Compact,
+}
+
+/// Options for building a [`SymbolicGame`](crate::SymbolicGame).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SymbolicOptions {
+    /// Variable order of the fluents (used by [`Encoding::with_options`](crate::Encoding::with_options)).
+    pub order: Order,
+    /// Plain (one bit per fluent) or compact (proven mutex groups as binary numbers) encoding
+    /// (used by [`Encoding::with_options`](crate::Encoding::with_options)).
+    pub encoding: EncodingKind,
+    /// Give up ([`SymbolicError::TooManyJointMoves`](crate::SymbolicError::TooManyJointMoves)) when the number of joint moves that
+    /// can be legal together exceeds this.
+    pub max_joint_moves: usize,
+    /// Clustering: consecutive per-joint-move relations are merged (with frame axioms for the
+    /// bits only one of them touches) while the merged relation has at most this many BDD
+    /// nodes. 0 disables clustering (one partition per joint move).
+    pub cluster_nodes: usize,
+    /// A per-joint-move relation whose conjunction grows beyond this many BDD nodes is kept as
+    /// a list of conjuncts instead, and applied conjunct by conjunct to the state set (slower
+    /// per image, but avoids relations that are huge over unreachable states).
+    pub max_relation_nodes: usize,
+    /// The parts of the terminal disjunction, sorted by their deepest variable, are merged
+    /// while a merged part has at most this many BDD nodes (0: keep every part alone). Fewer
+    /// parts mean fewer passes over a layer when terminal states are cut off.
+    pub terminal_cluster_nodes: usize,
+    /// Compile the goal conditions (as [`Formula`](crate::Formula)s: see [`SymbolicGame::goal_formulas`](crate::SymbolicGame::goal_formulas)).
+    /// Reachability does not need them; with `false` there are none.
+    pub goals: bool,
+    /// A goal condition's gate is kept as one BDD while it has at most this many nodes, else as
+    /// a formula over its inputs ("red has a line" on Connect Four 6×5 is 34 million nodes as
+    /// one BDD, 69 small lines as a formula).
+    pub formula_leaf_nodes: usize,
+    /// Building the encoding and compiling the game stop at this instant
+    /// ([`SymbolicError::Stopped`](crate::SymbolicError::Stopped) with [`crate::StopReason::TimeLimit`]; the mutex proof gives
+    /// up soundly, with fewer groups): a command's time limit covers its set-up too.
+    #[serde(skip)]
+    pub setup_deadline: Option<std::time::Instant>,
+}
+
+impl SymbolicOptions {
+    /// `Err(TimeLimit)` once the set-up deadline has passed.
+    pub(crate) fn setup_expired(&self) -> Result<(), StopReason> {
+        match self.setup_deadline {
+            Some(d) if std::time::Instant::now() >= d => Err(StopReason::TimeLimit),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Default for SymbolicOptions {
+    fn default() -> Self {
+        SymbolicOptions {
+            order: Order::Heuristic,
+            encoding: EncodingKind::Compact,
+            max_joint_moves: 100_000,
+            cluster_nodes: 50_000,
+            max_relation_nodes: 200_000,
+            terminal_cluster_nodes: 5_000,
+            goals: true,
+            formula_leaf_nodes: 20_000,
+            setup_deadline: None,
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! The variable order of the fluent groups: ground terms compared argument by argument
+//! ([`Order::Heuristic`]), the FORCE heuristic over the rules' supports ([`Order::Rules`]), and
+//! the turn groups that go first. Builds the [`Encoding`] of a ground game from its groups
+//! ([`Encoding::new`], [`Encoding::from_groups`]); the encoding itself only lays out groups it
+//! is given.
+
+use std::cmp::Ordering;
+
+use symgame_ground::{Circuit, GroundGame, GroundTerm};
+
+use crate::disjunction::disjuncts;
+use crate::encoding::{Encoding, FluentGroup};
+use crate::options::{EncodingKind, Order};
+
+/// One token of a flattened ground term.
+fn flatten<'a>(t: &'a GroundTerm, out: &mut Vec<&'a str>) {
+    match t {
+        GroundTerm::Const(c) => out.push(c),
+        GroundTerm::Func(f, args) => {
+            out.push(f);
+            for a in args {
+                flatten(a, out);
+            }
+        }
+    }
+}
+
+/// Numbers compare numerically and come before names; names compare as strings.
+fn cmp_token(a: &str, b: &str) -> Ordering {
+    match (a.parse::<i64>(), b.parse::<i64>()) {
+        (Ok(x), Ok(y)) => x.cmp(&y).then_with(|| a.cmp(b)),
+        (Ok(_), Err(_)) => Ordering::Less,
+        (Err(_), Ok(_)) => Ordering::Greater,
+        (Err(_), Err(_)) => a.cmp(b),
+    }
+}
+
+fn cmp_terms(a: &GroundTerm, b: &GroundTerm) -> Ordering {
+    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    flatten(a, &mut ta);
+    flatten(b, &mut tb);
+    for (x, y) in ta.iter().zip(&tb) {
+        let c = cmp_token(x, y);
+        if c != Ordering::Equal {
+            return c;
+        }
+    }
+    ta.len().cmp(&tb.len()).then_with(|| a.cmp(b))
+}
+
+/// Traces the fluents circuit cones read, within one budget of steps for all of them.
+struct ConeTracer<'a> {
+    circuit: &'a Circuit,
+    num_fluents: usize,
+    /// Per signal: the index of the last cone that visited it.
+    stamp: Vec<u32>,
+    steps: usize,
+    budget: usize,
+}
+
+impl<'a> ConeTracer<'a> {
+    fn new(game: &'a GroundGame, budget: usize) -> Self {
+        ConeTracer {
+            circuit: &game.circuit,
+            num_fluents: game.fluents.len(),
+            stamp: vec![u32::MAX; game.circuit.num_signals()],
+            steps: 0,
+            budget,
+        }
+    }
+
+    /// Appends to `support` the fluents the cone of `root` reads (each once), as cone number
+    /// `k`; `None` once the budget is spent.
+    fn trace(&mut self, k: usize, root: u32, support: &mut Vec<usize>) -> Option<()> {
+        let c = self.circuit;
+        let mut stack = vec![root];
+        while let Some(s) = stack.pop() {
+            if self.stamp[s as usize] == k as u32 {
+                continue;
+            }
+            self.stamp[s as usize] = k as u32;
+            self.steps += 1;
+            if self.steps > self.budget {
+                return None;
+            }
+            if s >= 1 && s as usize <= self.num_fluents {
+                support.push(s as usize - 1);
+            } else if s >= c.num_inputs {
+                stack.extend(
+                    c.gates[(s - c.num_inputs) as usize]
+                        .inputs()
+                        .iter()
+                        .map(|l| l.signal()),
+                );
+            }
+        }
+        Some(())
+    }
+}
+
+/// The fluents each rule reads: the supports of every `next`, `legal`, `terminal` and `goal`
+/// condition in the circuit (`next` of `f` with `f` itself), as sorted fluent lists with at
+/// least two members. `None` when tracing them would take more than `budget` steps.
+fn rule_supports(game: &GroundGame, budget: usize) -> Option<Vec<Vec<usize>>> {
+    let c = &game.circuit;
+    let mut roots: Vec<(u32, Option<usize>)> = Vec::new();
+    for (f, l) in game.next.iter().enumerate() {
+        roots.push((l.signal(), Some(f)));
+    }
+    for l in game.legal.iter().flatten() {
+        roots.push((l.signal(), None));
+    }
+    for (_, l) in game.goals.iter().flatten() {
+        roots.push((l.signal(), None));
+    }
+    // The terminal condition by its top-level disjuncts: one rule each.
+    let mut term = Vec::new();
+    disjuncts(c, game.terminal, &mut term);
+    for l in term {
+        roots.push((l.signal(), None));
+    }
+    let mut tracer = ConeTracer::new(game, budget);
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for (k, &(root, own)) in roots.iter().enumerate() {
+        let mut support: Vec<usize> = own.into_iter().collect();
+        tracer.trace(k, root, &mut support)?;
+        support.sort_unstable();
+        support.dedup();
+        if support.len() >= 2 {
+            out.push(support);
+        }
+    }
+    out.sort();
+    out.dedup();
+    Some(out)
+}
+
+/// The fluents each `legal` condition reads (one sorted list per move of each role).
+/// `None` when tracing them would take more than `budget` steps.
+fn legal_supports(game: &GroundGame, budget: usize) -> Option<Vec<Vec<usize>>> {
+    let mut tracer = ConeTracer::new(game, budget);
+    let mut out = Vec::new();
+    for (k, l) in game.legal.iter().flatten().enumerate() {
+        let mut support = Vec::new();
+        tracer.trace(k, l.signal(), &mut support)?;
+        support.sort_unstable();
+        out.push(support);
+    }
+    Some(out)
+}
+
+/// FORCE: reorders `order` (group indexes) so that the hyperedges `edges` (sets of group
+/// indexes) span fewer positions. Each round moves every group to the mean centre of gravity
+/// of its edges and keeps the new order if the total span shrank.
+fn force_order(order: &mut Vec<usize>, edges: &[Vec<usize>], rounds: usize) {
+    let n = order.len();
+    let mut incident: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (k, e) in edges.iter().enumerate() {
+        for &g in e {
+            incident[g].push(k);
+        }
+    }
+    let span = |pos: &[usize]| -> usize {
+        edges
+            .iter()
+            .map(|e| {
+                let (lo, hi) = e.iter().fold((usize::MAX, 0), |(lo, hi), &g| {
+                    (lo.min(pos[g]), hi.max(pos[g]))
+                });
+                hi - lo
+            })
+            .sum()
+    };
+    let positions = |order: &[usize]| -> Vec<usize> {
+        let mut pos = vec![0; n];
+        for (p, &g) in order.iter().enumerate() {
+            pos[g] = p;
+        }
+        pos
+    };
+    let mut pos = positions(order);
+    let mut best = span(&pos);
+    for _ in 0..rounds {
+        let cog: Vec<f64> = edges
+            .iter()
+            .map(|e| e.iter().map(|&g| pos[g] as f64).sum::<f64>() / e.len() as f64)
+            .collect();
+        let target: Vec<f64> = (0..n)
+            .map(|g| {
+                if incident[g].is_empty() {
+                    pos[g] as f64
+                } else {
+                    incident[g].iter().map(|&k| cog[k]).sum::<f64>() / incident[g].len() as f64
+                }
+            })
+            .collect();
+        let mut next = order.clone();
+        next.sort_by(|&a, &b| {
+            target[a]
+                .total_cmp(&target[b])
+                .then_with(|| pos[a].cmp(&pos[b]))
+        });
+        let next_pos = positions(&next);
+        let s = span(&next_pos);
+        if s >= best {
+            break;
+        }
+        best = s;
+        *order = next;
+        pos = next_pos;
+    }
+}
+
+impl Encoding {
+    /// The plain encoding of `game`'s fluents (one bit each) in the given order.
+    pub fn new(game: &GroundGame, order: Order) -> Encoding {
+        let groups = (0..game.fluents.len()).map(FluentGroup::single).collect();
+        Encoding::from_groups(game, EncodingKind::Plain, order, groups)
+    }
+
+    /// An encoding with the given groups (a partition of the fluents; panics otherwise),
+    /// ordered by `order`. The caller vouches that each group is a valid invariant: at most
+    /// (or exactly) one of its fluents true in every reachable state.
+    pub fn from_groups(
+        game: &GroundGame,
+        kind: EncodingKind,
+        order: Order,
+        mut groups: Vec<FluentGroup>,
+    ) -> Encoding {
+        sort_by_terms(&game.fluents, order, &mut groups);
+        if order == Order::Rules {
+            if let Some(rules) = rule_supports(game, 50_000_000) {
+                groups = force_groups(game.fluents.len(), groups, &rules);
+            }
+        }
+        // A turn group: in a game of two or more roles, every legal condition reads one of
+        // its fluents.
+        let legal = (game.roles.len() >= 2)
+            .then(|| legal_supports(game, 10_000_000))
+            .flatten();
+        let turn = |g: &FluentGroup| {
+            legal.as_ref().is_some_and(|legal| {
+                legal
+                    .iter()
+                    .all(|sup| g.fluents.iter().any(|f| sup.binary_search(f).is_ok()))
+            })
+        };
+        if order != Order::Given {
+            // Stable: turn groups first, the rest in their order.
+            groups.sort_by_key(|g| !turn(g));
+        }
+        let turn_group: Vec<bool> = groups.iter().map(turn).collect();
+        Encoding::lay_out(game.fluents.len(), kind, order, groups, turn_group)
+    }
+}
+
+/// Sorts the members of each group, then the groups by their first member: by index
+/// ([`Order::Given`]) or by ground term ([`cmp_terms`]).
+fn sort_by_terms(terms: &[GroundTerm], order: Order, groups: &mut [FluentGroup]) {
+    for g in groups.iter_mut() {
+        match order {
+            Order::Given => g.fluents.sort_unstable(),
+            Order::Heuristic | Order::Rules => g
+                .fluents
+                .sort_by(|&a, &b| cmp_terms(&terms[a], &terms[b]).then_with(|| a.cmp(&b))),
+        }
+    }
+    match order {
+        Order::Given => groups.sort_by_key(|g| g.fluents[0]),
+        Order::Heuristic | Order::Rules => groups.sort_by(|a, b| {
+            cmp_terms(&terms[a.fluents[0]], &terms[b.fluents[0]])
+                .then_with(|| a.fluents[0].cmp(&b.fluents[0]))
+        }),
+    }
+}
+
+/// The groups reordered by FORCE so that the rules (fluent supports, see [`rule_supports`])
+/// span fewer groups.
+fn force_groups(
+    num_fluents: usize,
+    groups: Vec<FluentGroup>,
+    rules: &[Vec<usize>],
+) -> Vec<FluentGroup> {
+    let mut group_of = vec![0; num_fluents];
+    for (i, g) in groups.iter().enumerate() {
+        for &f in &g.fluents {
+            group_of[f] = i;
+        }
+    }
+    let mut edges: Vec<Vec<usize>> = rules
+        .iter()
+        .map(|r| {
+            let mut e: Vec<usize> = r.iter().map(|&f| group_of[f]).collect();
+            e.sort_unstable();
+            e.dedup();
+            e
+        })
+        .filter(|e| e.len() >= 2)
+        .collect();
+    edges.sort();
+    edges.dedup();
+    let mut idx: Vec<usize> = (0..groups.len()).collect();
+    force_order(&mut idx, &edges, 50);
+    let mut old: Vec<Option<FluentGroup>> = groups.into_iter().map(Some).collect();
+    idx.into_iter()
+        .map(|i| old[i].take().expect("a permutation"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numeric_tokens_compare_numerically() {
+        let t = |s: &str| GroundTerm::parse(s).unwrap();
+        for (a, b) in [
+            ("(cell 2 9 x)", "(cell 2 10 x)"),
+            ("(cell 1 1 x)", "(cell 1 a x)"),
+            ("(cell 1 1 o)", "(cell 1 1 x)"),
+            ("(cell 1 1)", "(cell 1 1 x)"),
+        ] {
+            assert_eq!(cmp_terms(&t(a), &t(b)), Ordering::Less, "{a} < {b}");
+        }
+    }
+
+    #[test]
+    fn force_shortens_spans() {
+        // A chain 0-3-1-4-2 laid out as 0 1 2 3 4: FORCE pulls chain neighbours together.
+        let edges = vec![vec![0, 3], vec![3, 1], vec![1, 4], vec![4, 2]];
+        let mut order: Vec<usize> = (0..5).collect();
+        force_order(&mut order, &edges, 20);
+        let mut pos = [0; 5];
+        for (p, &g) in order.iter().enumerate() {
+            pos[g] = p;
+        }
+        let span: usize = edges.iter().map(|e| pos[e[0]].abs_diff(pos[e[1]])).sum();
+        assert!(span < 2 + 2 + 3 + 2, "span {span}, order {order:?}");
+    }
+}

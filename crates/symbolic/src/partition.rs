@@ -1,0 +1,385 @@
+//! The partitioned transition relation: one [`Partition`] per joint move that can be legal
+//! (only the bits the move changes constrained), clustered per turn, with each part's image and
+//! pre-image and the terminal parts it can make true.
+
+use std::fmt;
+
+use symgame_bdd::{BddEngine, BddResult, Var, VarSet};
+use symgame_ground::GroundGame;
+
+use crate::compile::{next_bit_functions, Compiler, JointMove};
+use crate::disjunction::{and_not_all, cluster_parts};
+use crate::encoding::Encoding;
+use crate::error::SymbolicError;
+use crate::options::SymbolicOptions;
+
+/// One part of the partitioned transition relation.
+///
+/// `relation(x, x')` = `OR` over its joint moves `j` of
+/// `legal_j(x) AND AND_{b in touched bits} (x_b' <-> next_b|j(x))`, where the bits not touched
+/// by `j` but touched by another joint move of the part get the frame axiom `x_b' <-> x_b`.
+/// Bits outside the touched ones keep their value and are not mentioned. Terminal states are
+/// excluded by the callers ([`SymbolicGame::image`](crate::SymbolicGame::image) and [`SymbolicGame::pre_image`](crate::SymbolicGame::pre_image)), not by
+/// the relation. A relation too large to build is kept as the conjunct list `conjuncts`
+/// (then `relation` is only `legal_j`).
+pub struct Partition<E: BddEngine> {
+    /// The joint moves this part covers (one unless clustered).
+    pub joint_moves: Vec<JointMove>,
+    /// The relation over current variables and the next variables of the touched bits.
+    pub relation: E::Bdd,
+    /// Further conjuncts of the relation (empty unless it was too large to build): pairs of a
+    /// touched bit's next variable and `x_b' <-> next_b|j(x)`, by descending variable.
+    pub conjuncts: Vec<(Var, E::Bdd)>,
+    /// The fluents whose next value is constrained (those of groups with a touched bit),
+    /// sorted by position.
+    pub touched: Vec<usize>,
+    /// The touched bits, ascending.
+    bits: Vec<u32>,
+    /// The terminal parts this part can make true (merged), see [`Partition::terminal_parts`].
+    terminal_parts: Vec<E::Bdd>,
+    quant_cur: VarSet,
+    quant_next: VarSet,
+    to_cur: Vec<(Var, Var)>,
+    to_next: Vec<(Var, Var)>,
+}
+
+impl<E: BddEngine> Clone for Partition<E> {
+    fn clone(&self) -> Self {
+        Partition {
+            joint_moves: self.joint_moves.clone(),
+            relation: self.relation.clone(),
+            conjuncts: self.conjuncts.clone(),
+            touched: self.touched.clone(),
+            bits: self.bits.clone(),
+            terminal_parts: self.terminal_parts.clone(),
+            quant_cur: self.quant_cur.clone(),
+            quant_next: self.quant_next.clone(),
+            to_cur: self.to_cur.clone(),
+            to_next: self.to_next.clone(),
+        }
+    }
+}
+
+impl<E: BddEngine> fmt::Debug for Partition<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Partition")
+            .field("joint_moves", &self.joint_moves)
+            .field("relation", &self.relation)
+            .field("touched", &self.touched)
+            .finish()
+    }
+}
+
+impl<E: BddEngine> Partition<E> {
+    /// The part of `joint_moves` with the given relation (and conjuncts), constraining the next
+    /// values of `bits` (in any order, repeats allowed); no terminal parts yet.
+    pub(crate) fn new(
+        enc: &Encoding,
+        joint_moves: Vec<JointMove>,
+        relation: E::Bdd,
+        conjuncts: Vec<(Var, E::Bdd)>,
+        mut bits: Vec<u32>,
+    ) -> Self {
+        bits.sort_unstable();
+        bits.dedup();
+        let mut groups: Vec<usize> = Vec::new();
+        for &b in &bits {
+            let g = enc.group_of_bit(b);
+            if groups.last() != Some(&g) {
+                groups.push(g);
+            }
+        }
+        groups.dedup();
+        let mut touched: Vec<usize> = groups
+            .iter()
+            .flat_map(|&g| enc.fluent_groups()[g].fluents.iter().copied())
+            .collect();
+        touched.sort_by_key(|&f| enc.position(f));
+        touched.dedup();
+        let cur = |b: u32| Encoding::current_bit_var(b);
+        let next = |b: u32| Encoding::next_bit_var(b);
+        Partition {
+            joint_moves,
+            relation,
+            conjuncts,
+            touched,
+            quant_cur: bits.iter().map(|&b| cur(b)).collect(),
+            quant_next: bits.iter().map(|&b| next(b)).collect(),
+            to_cur: bits.iter().map(|&b| (next(b), cur(b))).collect(),
+            to_next: bits.iter().map(|&b| (cur(b), next(b))).collect(),
+            bits,
+            terminal_parts: Vec::new(),
+        }
+    }
+
+    /// The parts of the terminal condition (merged as in [`SymbolicGame::terminal_parts`](crate::SymbolicGame::terminal_parts)) that
+    /// this part can make true: a successor under this part of a non-terminal state is
+    /// terminal iff it satisfies one of them. A part `t` is left out when no transition of
+    /// this part leads from a state without `t` to a state with `t` (checked on BDDs, or, for
+    /// a relation kept as conjuncts, when `t` reads no touched bit).
+    pub fn terminal_parts(&self) -> &[E::Bdd] {
+        &self.terminal_parts
+    }
+
+    /// The successors of `s` under this part that are not terminal, for `s` without
+    /// terminal states.
+    pub fn cut_terminal(&self, e: &E, s: &E::Bdd) -> BddResult<E::Bdd> {
+        and_not_all(e, s, &self.terminal_parts)
+    }
+
+    /// The touched bits (their next value is constrained), ascending.
+    pub fn touched_bits(&self) -> &[u32] {
+        &self.bits
+    }
+
+    /// The current variables of the touched bits (quantified by the image).
+    pub fn touched_current_vars(&self) -> &VarSet {
+        &self.quant_cur
+    }
+
+    /// The next variables of the touched bits (quantified by the pre-image).
+    pub fn touched_next_vars(&self) -> &VarSet {
+        &self.quant_next
+    }
+
+    /// The successors of `s` under this part (a state set over current variables).
+    pub fn image(&self, e: &E, s: &E::Bdd) -> BddResult<E::Bdd> {
+        let r = if self.conjuncts.is_empty() {
+            e.and_exists(s, &self.relation, &self.quant_cur)?
+        } else {
+            let mut acc = e.and(s, &self.relation)?;
+            let (last, rest) = self.conjuncts.split_last().expect("non-empty");
+            for (_, c) in rest {
+                acc = e.and(&acc, c)?;
+            }
+            e.and_exists(&acc, &last.1, &self.quant_cur)?
+        };
+        e.rename(&r, &self.to_cur)
+    }
+
+    /// This part with its relation restricted to current states in `domain`, built as one BDD
+    /// (the conjunct list, if any, is conjoined onto the domain).
+    pub fn restricted_to(&self, e: &E, domain: &E::Bdd) -> BddResult<Self> {
+        let mut rel = e.and(&self.relation, domain)?;
+        for (_, c) in &self.conjuncts {
+            rel = e.and(&rel, c)?;
+        }
+        let mut p = self.clone();
+        p.relation = rel;
+        p.conjuncts.clear();
+        Ok(p)
+    }
+
+    /// The predecessors under this part of states in `s`.
+    pub fn pre_image(&self, e: &E, s: &E::Bdd) -> BddResult<E::Bdd> {
+        self.pre_image_within(e, s, None)
+    }
+
+    /// The predecessors under this part of states in `s` that lie in `domain`. With a
+    /// conjunct list, the domain restricts the intermediate results too (without it, the
+    /// pre-image over all assignments, most unreachable, can blow up).
+    pub fn pre_image_within(
+        &self,
+        e: &E,
+        s: &E::Bdd,
+        domain: Option<&E::Bdd>,
+    ) -> BddResult<E::Bdd> {
+        let primed = e.rename(s, &self.to_next)?;
+        if self.conjuncts.is_empty() {
+            let r = e.and_exists(&self.relation, &primed, &self.quant_next)?;
+            return match domain {
+                Some(d) => e.and(&r, d),
+                None => Ok(r),
+            };
+        }
+        // Substitute x_b' := next_b|j(x) one bit at a time, bottom-up.
+        let cond = match domain {
+            Some(d) => e.and(&self.relation, d)?,
+            None => self.relation.clone(),
+        };
+        let mut acc = e.and(&cond, &primed)?;
+        for (v, c) in &self.conjuncts {
+            acc = e.and_exists(&acc, c, &VarSet::from(vec![*v]))?;
+        }
+        Ok(acc)
+    }
+}
+
+/// One partition per joint move of `joint` (each with the states where it is legal): the
+/// moves substituted as constants into the `next` circuit, only the bits they change
+/// constrained (frame by omission). A relation larger than [`SymbolicOptions::max_relation_nodes`]
+/// is kept as conjuncts; a relation that is empty is dropped.
+pub(crate) fn per_joint_move<E: BddEngine>(
+    e: &E,
+    enc: &Encoding,
+    comp: &mut Compiler<'_, E>,
+    game: &GroundGame,
+    joint: Vec<(JointMove, E::Bdd)>,
+    opts: &SymbolicOptions,
+) -> Result<Vec<Partition<E>>, SymbolicError> {
+    let mut partitions = Vec::with_capacity(joint.len());
+    for (jm, cond) in joint {
+        opts.setup_expired().map_err(SymbolicError::Stopped)?;
+        comp.set_joint_move(&jm)?;
+        let fns = next_bit_functions(e, enc, comp, game)?;
+        let touched: Vec<u32> = fns.iter().map(|(b, _)| *b).collect();
+        // Bottom-up: largest bit first.
+        let mut eqs = Vec::with_capacity(fns.len());
+        let mut acc = Some(e.constant(true));
+        for (b, nb) in fns.iter().rev() {
+            let eq = e.iff(&e.var(Encoding::next_bit_var(*b)), nb)?;
+            if let Some(a) = &acc {
+                let a2 = e.and(&eq, a)?;
+                acc = (e.node_count(&a2) <= opts.max_relation_nodes).then_some(a2);
+            }
+            eqs.push((Encoding::next_bit_var(*b), eq));
+        }
+        let part = match acc {
+            Some(a) => {
+                let rel = e.and(&cond, &a)?;
+                if e.is_false(&rel) {
+                    continue;
+                }
+                Partition::new(enc, vec![jm], rel, Vec::new(), touched)
+            }
+            None => Partition::new(enc, vec![jm], cond, eqs, touched),
+        };
+        partitions.push(part);
+    }
+    Ok(partitions)
+}
+
+/// The partitions merged into clusters: consecutive ones while the merged relation has at most
+/// `max_nodes` nodes (0: no merging), never two whose relations fix the turn groups to
+/// different values, nor one kept as conjuncts.
+pub(crate) fn cluster<E: BddEngine>(
+    e: &E,
+    enc: &Encoding,
+    partitions: &[Partition<E>],
+    max_nodes: usize,
+) -> BddResult<Vec<Partition<E>>> {
+    if max_nodes == 0 {
+        return Ok(partitions.to_vec());
+    }
+    // Parts whose relations fix the turn groups to different values are never merged:
+    // in a layer where one role moves, the other role's cluster is empty at once.
+    let turn_vars: Vec<Var> = (0..enc.fluent_groups().len())
+        .filter(|&g| enc.is_turn_group(g))
+        .flat_map(|g| enc.group_bits(g).map(Encoding::current_bit_var))
+        .collect();
+    type Guard = Vec<(Var, bool)>;
+    let mut keyed: Vec<(Guard, Vec<Partition<E>>)> = Vec::new();
+    for p in partitions {
+        let key = implied_literals(e, &p.relation, &turn_vars)?;
+        match keyed.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(p.clone()),
+            None => keyed.push((key, vec![p.clone()])),
+        }
+    }
+    let mut out: Vec<Partition<E>> = Vec::new();
+    for (_, parts) in keyed {
+        let start = out.len();
+        for p in parts {
+            if out.len() > start {
+                let last = out.last_mut().expect("non-empty");
+                if last.conjuncts.is_empty() && p.conjuncts.is_empty() {
+                    let m = merge(e, enc, last, &p)?;
+                    if e.node_count(&m.relation) <= max_nodes {
+                        *last = m;
+                        continue;
+                    }
+                }
+            }
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+/// Gives each cluster the parts of the terminal disjunction `terminal` it can make true
+/// ([`Partition::terminal_parts`]), merged up to [`SymbolicOptions::terminal_cluster_nodes`].
+pub(crate) fn attach_terminal_parts<E: BddEngine>(
+    e: &E,
+    clusters: &mut [Partition<E>],
+    terminal: &[E::Bdd],
+    opts: &SymbolicOptions,
+) -> Result<(), SymbolicError> {
+    let checks = clusters.len() * terminal.len();
+    for cl in clusters.iter_mut() {
+        opts.setup_expired().map_err(SymbolicError::Stopped)?;
+        let mut rel = Vec::new();
+        let touched: Vec<Var> = cl.quant_cur.iter().collect();
+        for t in terminal {
+            let reads_touched = e
+                .support(t)
+                .iter()
+                .any(|v| touched.binary_search(v).is_ok());
+            if !reads_touched {
+                continue;
+            }
+            let relevant = if !cl.conjuncts.is_empty() || checks > 20_000 {
+                true
+            } else {
+                let from = cl.image(e, &e.not(t)?)?;
+                !e.is_false(&e.and(&from, t)?)
+            };
+            if relevant {
+                rel.push(t.clone());
+            }
+        }
+        cl.terminal_parts = cluster_parts(e, rel, opts.terminal_cluster_nodes)?;
+    }
+    Ok(())
+}
+
+/// Builds `x_b' <-> x_b` for every bit in `bits` (ascending), bottom-up.
+fn frame<E: BddEngine>(e: &E, bits: &[u32]) -> BddResult<E::Bdd> {
+    let mut acc = e.constant(true);
+    for &b in bits.iter().rev() {
+        let eq = e.iff(
+            &e.var(Encoding::next_bit_var(b)),
+            &e.var(Encoding::current_bit_var(b)),
+        )?;
+        acc = e.and(&eq, &acc)?;
+    }
+    Ok(acc)
+}
+
+/// Merges two partitions into one relation over the union of their touched bits.
+fn merge<E: BddEngine>(
+    e: &E,
+    enc: &Encoding,
+    a: &Partition<E>,
+    b: &Partition<E>,
+) -> BddResult<Partition<E>> {
+    let only = |x: &Partition<E>, y: &Partition<E>| -> Vec<u32> {
+        y.bits
+            .iter()
+            .copied()
+            .filter(|f| x.bits.binary_search(f).is_err())
+            .collect()
+    };
+    let fa = frame(e, &only(a, b))?;
+    let fb = frame(e, &only(b, a))?;
+    let ra = e.and(&a.relation, &fa)?;
+    let rb = e.and(&b.relation, &fb)?;
+    let rel = e.or(&ra, &rb)?;
+    let mut joint = a.joint_moves.clone();
+    joint.extend(b.joint_moves.iter().cloned());
+    let mut bits = a.bits.clone();
+    bits.extend(b.bits.iter().copied());
+    Ok(Partition::new(enc, joint, rel, Vec::new(), bits))
+}
+
+/// The literals on `vars` that every satisfying assignment of `f` has, ascending.
+fn implied_literals<E: BddEngine>(e: &E, f: &E::Bdd, vars: &[Var]) -> BddResult<Vec<(Var, bool)>> {
+    let mut out = Vec::new();
+    for &v in vars {
+        if e.is_false(&e.and(f, &e.nvar(v))?) {
+            out.push((v, true));
+        } else if e.is_false(&e.and(f, &e.var(v))?) {
+            out.push((v, false));
+        }
+    }
+    Ok(out)
+}

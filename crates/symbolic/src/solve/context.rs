@@ -1,0 +1,251 @@
+//! The state predicates the solvers share ([`Context`]): who moves, the goal reading, the
+//! pre-image inside a domain, and the checks that a game can be solved (turn-taking, a legal
+//! move everywhere).
+
+use symgame_bdd::{BddEngine, BddResult};
+use symgame_limits::{Guard, Limits};
+
+use crate::disjunction::or_all;
+use crate::game::SymbolicGame;
+use crate::interrupt::{union_guarded, Interrupt};
+use crate::partition::Partition;
+use crate::solve::error::{SolveError, SolveOrStop};
+use crate::solve::stats::MoverCounts;
+use crate::solve::value::{Outcomes, ValueClass};
+
+/// State predicates the solvers share: who moves, and the goal reading.
+pub(crate) struct Context<'g, 'e, E: BddEngine> {
+    pub(crate) g: &'g SymbolicGame<'e, E>,
+    /// Per role: the states it moves in (a partition of the non-terminal states with a successor
+    /// when combined; see the module doc). Not restricted to reachable states.
+    pub(crate) movers: Vec<E::Bdd>,
+    /// States where both roles have a choice (two-player games; false otherwise).
+    simultaneous: E::Bdd,
+    /// States where every role has a legal move: the non-terminal ones among them have a
+    /// successor (the next state is defined for every legal joint move).
+    pub(crate) live: E::Bdd,
+    /// Per role, its distinct goal values, descending.
+    goal_values: Vec<Vec<u8>>,
+    /// The transition partitions, those kept as conjunct lists restricted to the current
+    /// universe ([`Context::set_universe`]).
+    parts: Vec<Partition<E>>,
+    /// The limits of the run.
+    pub(crate) guard: Guard<'g>,
+    /// The largest BDD tracked so far ([`Context::track`]).
+    pub(crate) peak: usize,
+}
+
+impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
+    pub(crate) fn new(g: &'g SymbolicGame<'e, E>, limits: &'g Limits) -> BddResult<Self> {
+        let e = g.engine();
+        let roles = g.role_names().len();
+        // States where a role has at least two legal moves.
+        let mut choice = Vec::with_capacity(roles);
+        let mut live = e.constant(true);
+        for ls in g.legal() {
+            live = e.and(&live, &or_all(e, ls.clone())?)?;
+            let mut one = e.constant(false);
+            let mut two = e.constant(false);
+            for l in ls {
+                two = e.or(&two, &e.and(&one, l)?)?;
+                one = e.or(&one, l)?;
+            }
+            choice.push(two);
+        }
+        let simultaneous = if roles == 2 {
+            e.and(&choice[0], &choice[1])?
+        } else {
+            e.constant(false)
+        };
+        let movers = if roles == 2 {
+            // A move of role r is a pass move if it is legal somewhere the other role chooses.
+            let mut active = Vec::with_capacity(2);
+            for r in 0..2 {
+                let other = &choice[1 - r];
+                let mut acc = e.constant(false);
+                for l in &g.legal()[r] {
+                    if e.is_false(&e.and(l, other)?) {
+                        acc = e.or(&acc, l)?;
+                    }
+                }
+                active.push(acc);
+            }
+            let forced = e.not(&e.or(&choice[0], &choice[1])?)?;
+            let forced1 = e.and_not(&e.and(&forced, &active[1])?, &active[0])?;
+            let m1 = e.or(&choice[1], &forced1)?;
+            let m0 = e.not(&m1)?;
+            vec![m0, m1]
+        } else {
+            vec![e.constant(true)]
+        };
+        let goal_values = g
+            .goal_formulas()
+            .iter()
+            .map(|gs| {
+                let mut vals: Vec<u8> = gs.iter().map(|x| x.0).collect();
+                vals.sort_unstable_by(|a, b| b.cmp(a));
+                vals.dedup();
+                vals
+            })
+            .collect();
+        Ok(Context {
+            g,
+            movers,
+            simultaneous,
+            live,
+            goal_values,
+            parts: g.clusters().to_vec(),
+            guard: Guard::new(limits),
+            peak: 0,
+        })
+    }
+
+    pub(crate) fn e(&self) -> &'e E {
+        self.g.engine()
+    }
+
+    /// Records the size of `b` for the peak statistic and checks the node limit.
+    pub(crate) fn track(&mut self, b: &E::Bdd) -> Result<(), Interrupt> {
+        let n = self.e().node_count(b);
+        self.peak = self.peak.max(n);
+        Ok(self.guard.check_nodes(n as u64)?)
+    }
+
+    /// Splits the terminal states `t` by outcome (a missing goal value reads as 0, the same
+    /// reading as the explicit reasoner).
+    pub(crate) fn terminal_classes(
+        &self,
+        t: &E::Bdd,
+        outcomes: &mut Outcomes,
+    ) -> BddResult<Vec<(usize, E::Bdd)>> {
+        let e = self.e();
+        let mut parts: Vec<(Vec<u8>, E::Bdd)> = Vec::new();
+        if !e.is_false(t) {
+            parts.push((Vec::new(), t.clone()));
+        }
+        for (role, values) in self.goal_values.iter().enumerate() {
+            let mut next: Vec<(Vec<u8>, E::Bdd)> = Vec::new();
+            for (o, s) in parts {
+                let mut rest = s;
+                let push = |v: u8, set: E::Bdd, next: &mut Vec<(Vec<u8>, E::Bdd)>| {
+                    let mut o2 = o.clone();
+                    o2.push(v);
+                    match next.iter_mut().find(|x| x.0 == o2) {
+                        Some(x) => x.1 = e.or(&x.1, &set)?,
+                        None => next.push((o2, set)),
+                    }
+                    BddResult::Ok(())
+                };
+                for &v in values {
+                    if e.is_false(&rest) {
+                        break;
+                    }
+                    // The goal conditions are formulas: conjoined piece by piece with the set.
+                    let hit = self.g.and_goal(&rest, role, v)?;
+                    if !e.is_false(&hit) {
+                        rest = e.and_not(&rest, &hit)?;
+                        push(v, hit, &mut next)?;
+                    }
+                }
+                if !e.is_false(&rest) {
+                    push(0, rest, &mut next)?;
+                }
+            }
+            parts = next;
+        }
+        Ok(parts
+            .into_iter()
+            .map(|(o, s)| (outcomes.index(&o), s))
+            .collect())
+    }
+
+    /// Restricts the partitions kept as conjunct lists to `universe`, a superset of every
+    /// domain that [`Context::pre_in`] will be asked about: such relations are huge over all
+    /// states (most unreachable) but small over the universe.
+    pub(crate) fn set_universe(&mut self, universe: &E::Bdd) -> BddResult<()> {
+        let e = self.e();
+        self.parts = self
+            .g
+            .clusters()
+            .iter()
+            .map(|p| {
+                if p.conjuncts.is_empty() {
+                    Ok(p.clone())
+                } else {
+                    p.restricted_to(e, universe)
+                }
+            })
+            .collect::<BddResult<_>>()?;
+        Ok(())
+    }
+
+    /// Predecessors of `target` inside `domain` (non-terminal states with a joint move into
+    /// `target`).
+    pub(crate) fn pre_in(&self, target: &E::Bdd, domain: &E::Bdd) -> Result<E::Bdd, Interrupt> {
+        let e = self.e();
+        if e.is_false(target) || e.is_false(domain) {
+            return Ok(e.constant(false));
+        }
+        union_guarded(e, &self.parts, &self.guard, |p| {
+            p.pre_image_within(e, target, Some(domain))
+        })
+    }
+
+    /// Fails if two roles are in control of a state of `nonterminal`.
+    pub(crate) fn check_simultaneous(&self, nonterminal: &E::Bdd) -> Result<(), SolveOrStop> {
+        let both = self.e().and(nonterminal, &self.simultaneous)?;
+        match self.g.pick_state(&both) {
+            Some(state) => Err(SolveOrStop::Error(SolveError::Simultaneous { state })),
+            None => Ok(()),
+        }
+    }
+
+    /// Fails if two roles are in control of a state of `nonterminal`, or if a state of it has no
+    /// successor in `successors` (a superset of the successors of `nonterminal`: the reachable
+    /// set, or the next layer; restricting the pre-image to it keeps it small).
+    pub(crate) fn check_states(
+        &self,
+        nonterminal: &E::Bdd,
+        successors: &E::Bdd,
+    ) -> Result<(), SolveOrStop> {
+        let e = self.e();
+        let g = self.g;
+        self.check_simultaneous(nonterminal)?;
+        let live = self.pre_in(successors, nonterminal)?;
+        let dead = e.and_not(nonterminal, &live)?;
+        if let Some(state) = g.pick_state(&dead) {
+            return Err(SolveOrStop::Error(SolveError::NoLegalMove { state }));
+        }
+        Ok(())
+    }
+
+    /// Counts of `layer`'s non-terminal states won/drawn/lost for the role to move.
+    pub(crate) fn mover_counts(
+        &self,
+        classes: &[ValueClass<E>],
+        outcomes: &[Vec<u8>],
+        terminal: &E::Bdd,
+    ) -> BddResult<Option<MoverCounts>> {
+        if self.movers.len() != 2 {
+            return Ok(None);
+        }
+        let e = self.e();
+        let mut m = MoverCounts::default();
+        for c in classes {
+            let o = &outcomes[c.outcome];
+            let inner = e.and_not(&c.states, terminal)?;
+            if e.is_false(&inner) {
+                continue;
+            }
+            for (p, mv) in self.movers.iter().enumerate() {
+                m.add(o, p, self.g.count(&e.and(&inner, mv)?));
+            }
+        }
+        Ok(Some(m))
+    }
+}
+
+/// The terminal part of `s`.
+pub(crate) fn terminal_of<E: BddEngine>(g: &SymbolicGame<'_, E>, s: &E::Bdd) -> BddResult<E::Bdd> {
+    g.engine().and_not(s, &g.and_not_terminal(s)?)
+}

@@ -1,0 +1,101 @@
+//! Why solving failed ([`SolveError`]), and [`SolveOrStop`], an error or a limit inside the
+//! solvers.
+
+use symgame_bdd::BddError;
+use symgame_limits::StopReason;
+
+use crate::error::SymbolicError;
+use crate::files::FileError;
+use crate::interrupt::Interrupt;
+
+/// Errors of [`solve`](fn@crate::solve) (resource limits are not errors: see [`SolveStats::stopped`](crate::SolveStats::stopped)).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SolveError {
+    /// Building or searching the symbolic game failed.
+    Symbolic(SymbolicError),
+    /// The game has more than two roles.
+    TooManyRoles(usize),
+    /// Both roles have a choice in a reachable state: simultaneous moves.
+    Simultaneous {
+        /// One such state (its true fluents).
+        state: Vec<usize>,
+    },
+    /// A reachable non-terminal state without a legal joint move.
+    NoLegalMove {
+        /// One such state (its true fluents).
+        state: Vec<usize>,
+    },
+    /// Reading or writing solution or layer files failed.
+    Io(FileError),
+}
+
+impl std::fmt::Display for SolveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SolveError::Symbolic(e) => write!(f, "{e}"),
+            SolveError::TooManyRoles(n) => write!(
+                f,
+                "the game has {n} roles: solving supports one or two roles (reachability works \
+                 for any number)"
+            ),
+            SolveError::Simultaneous { .. } => write!(
+                f,
+                "simultaneous moves: both roles have a choice in a reachable state; solving \
+                 supports turn-taking games only (reachability works for any game)"
+            ),
+            SolveError::NoLegalMove { .. } => write!(
+                f,
+                "a reachable non-terminal state has no legal joint move (some role has no legal \
+                 move); the game is not well formed"
+            ),
+            SolveError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for SolveError {}
+
+impl From<SymbolicError> for SolveError {
+    fn from(e: SymbolicError) -> Self {
+        SolveError::Symbolic(e)
+    }
+}
+
+impl From<FileError> for SolveError {
+    fn from(e: FileError) -> Self {
+        SolveError::Io(e)
+    }
+}
+
+/// An error or a stop, inside the solvers.
+pub(crate) enum SolveOrStop {
+    Error(SolveError),
+    Stop(StopReason),
+}
+
+impl From<Interrupt> for SolveOrStop {
+    fn from(i: Interrupt) -> Self {
+        match i {
+            Interrupt::Stop(r) => SolveOrStop::Stop(r),
+        }
+    }
+}
+
+impl From<StopReason> for SolveOrStop {
+    fn from(r: StopReason) -> Self {
+        SolveOrStop::Stop(r)
+    }
+}
+
+impl From<BddError> for SolveOrStop {
+    fn from(_: BddError) -> Self {
+        SolveOrStop::Stop(StopReason::OutOfMemory)
+    }
+}
+
+impl From<FileError> for SolveOrStop {
+    fn from(e: FileError) -> Self {
+        SolveOrStop::Error(SolveError::Io(e))
+    }
+}

@@ -1,0 +1,209 @@
+//! Strong solving by retrograde analysis: the value of every reachable state.
+//!
+//! Three whole-set algorithms (ALGORITHMS.md §2) and one layered algorithm:
+//!
+//! * single player: for each reward from high to low, backward breadth-first search from the
+//!   terminal states with that reward, inside the reachable set, skipping solved states; every
+//!   state gets the best reward it can reach and its distance to it;
+//! * two players, constant sum: for each threshold `t` of role 0's rewards, the attractor of
+//!   "role 0 gets at least `t`": pre-image where role 0 moves, strong pre-image where role 1
+//!   moves, iterated to a fixpoint;
+//! * two players, general rewards: outcome buckets; a state is placed once all its successors are
+//!   solved, into the bucket that is best for the role to move (see [`preference`]);
+//! * layered: when every move leads from BFS layer `k` to layer `k + 1` (detected, not assumed),
+//!   the layers are solved from the last to the first with the same preference rule, keeping
+//!   only two layers in memory; the BFS layers wait in files.
+//!
+//! Who moves: a role is *in control* of a state when it has at least two legal moves. A state
+//! where both roles are in control is a simultaneous move, which this module rejects. A state
+//! where no role is in control has a single joint move (forced); for the won/drawn/lost counts
+//! it is attributed to the role whose only legal move is not a "pass" move (a move it plays while
+//! the other role is in control somewhere), else to role 0. Which role a forced state is
+//! attributed to does not change any value.
+//!
+//! Modules: [`options`], [`error`], [`stats`] (the statistics, also written into solution
+//! files), [`value`] (value classes, outcomes, the preference rule), [`context`] (the state
+//! predicates the solvers share), [`forward`] (the forward search), [`spill`] (layers waiting
+//! in files), [`whole`] (the whole-set algorithms) and [`layered`]. This module holds the entry
+//! points: [`solve`], [`solve_with_backend`] and [`solve_encoded`].
+
+pub(crate) mod context;
+pub(crate) mod error;
+pub(crate) mod forward;
+pub(crate) mod layered;
+pub(crate) mod options;
+pub(crate) mod spill;
+pub(crate) mod stats;
+pub(crate) mod value;
+pub(crate) mod whole;
+
+use std::time::Instant;
+
+use num_bigint::BigUint;
+use symgame_bdd::{Backend, BddEngine, EngineConfig};
+use symgame_ground::GroundGame;
+
+use crate::backend::{run_compiled, GameJob};
+use crate::encoding::Encoding;
+use crate::error::SymbolicError;
+use crate::files::{prepare_dir, write_layer, write_manifest};
+use crate::game::SymbolicGame;
+use crate::options::SymbolicOptions;
+use crate::solve::context::Context;
+use crate::solve::error::{SolveError, SolveOrStop};
+use crate::solve::forward::forward;
+use crate::solve::layered::solve_layered;
+use crate::solve::options::{LayeredMode, SolveOptions};
+use crate::solve::spill::Spill;
+use crate::solve::stats::{GameKind, SolveStats};
+use crate::solve::value::{set_initial, store, Solved, SolvedLayer};
+use crate::solve::whole::{solve_whole, whole_stats};
+
+/// Solves `game` strongly: the value of every reachable state. See the module documentation
+/// for the algorithms. `progress` is called after each solved layer or phase.
+pub fn solve<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    opts: &SolveOptions,
+    mut progress: impl FnMut(&SolveStats),
+) -> Result<Solved<E>, SolveError> {
+    let roles = g.role_names().len();
+    if roles > 2 {
+        return Err(SolveError::TooManyRoles(roles));
+    }
+    let started = Instant::now();
+    let mut ctx = Context::new(g, &opts.limits).map_err(SymbolicError::from)?;
+    let mut stats = SolveStats {
+        kind: if roles == 1 {
+            GameKind::SinglePlayer
+        } else {
+            GameKind::GeneralSum
+        },
+        layered: false,
+        roles: g.role_names().to_vec(),
+        outcomes: Vec::new(),
+        initial: None,
+        initial_distance: None,
+        layers: Vec::new(),
+        per_outcome: Vec::new(),
+        states: BigUint::default(),
+        unsolved: BigUint::default(),
+        reach_seconds: 0.0,
+        seconds: 0.0,
+        peak_nodes: 0,
+        stopped: None,
+    };
+    let mut layers_out = Vec::new();
+    let result = run(
+        g,
+        opts,
+        &mut ctx,
+        &mut stats,
+        &mut layers_out,
+        &mut progress,
+    );
+    stats.seconds = started.elapsed().as_secs_f64();
+    stats.peak_nodes = ctx.peak;
+    match result {
+        Ok(()) => {}
+        Err(SolveOrStop::Stop(r)) => stats.stopped = Some(r),
+        Err(SolveOrStop::Error(e)) => return Err(e),
+    }
+    if let Some(dir) = &opts.out_dir {
+        write_manifest(dir, &opts.fingerprint, &stats)?;
+    }
+    Ok(Solved {
+        stats,
+        layers: layers_out,
+    })
+}
+
+/// Prepares the output directory, runs the forward search and solves layer by layer or the
+/// whole reachable set at once.
+fn run<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    opts: &SolveOptions,
+    ctx: &mut Context<'_, '_, E>,
+    stats: &mut SolveStats,
+    layers_out: &mut Vec<SolvedLayer<E>>,
+    progress: &mut impl FnMut(&SolveStats),
+) -> Result<(), SolveOrStop> {
+    if let Some(dir) = &opts.out_dir {
+        prepare_dir(dir)?;
+    }
+    let two = g.role_names().len() == 2;
+    let spill = Spill::new(opts.spill_dir.as_deref())?;
+    let to_files = two && opts.layered == LayeredMode::Auto;
+    let fwd = forward(g, ctx, to_files, &spill)?;
+    stats.reach_seconds = ctx.guard.started.elapsed().as_secs_f64();
+    stats.states = fwd.states.clone();
+    if to_files && fwd.layered {
+        stats.layered = true;
+        drop(fwd.reached);
+        *layers_out = solve_layered(opts, ctx, stats, progress, &spill, fwd.depths)?;
+        return Ok(());
+    }
+    let reached = fwd.reached.expect("kept when not layered");
+    let layers = match fwd.layers {
+        Some(l) => l,
+        None => spill.load_all(g, fwd.depths)?,
+    };
+    drop(spill);
+    let e = g.engine();
+    let classes = solve_whole(ctx, &reached, two, stats)?;
+    whole_stats(ctx, &reached, &layers, &classes, stats)?;
+    set_initial(g, stats, &classes)?;
+    if let Some(dir) = &opts.out_dir {
+        write_layer(dir, &opts.fingerprint, None, &store(e, &classes))?;
+    }
+    progress(stats);
+    if opts.keep_classes {
+        layers_out.push(SolvedLayer {
+            depth: None,
+            classes,
+        });
+    }
+    Ok(())
+}
+
+/// [`solve`] on the engine `backend`: compiles `game` with the encoding `sym` asks for
+/// ([`Encoding::with_options`]) and solves it.
+pub fn solve_with_backend(
+    game: &GroundGame,
+    backend: Backend,
+    config: &EngineConfig,
+    sym: &SymbolicOptions,
+    opts: &SolveOptions,
+    progress: impl FnMut(&SolveStats),
+) -> Result<SolveStats, SolveError> {
+    let enc = Encoding::with_options(game, sym);
+    solve_encoded(game, enc, backend, config, sym, opts, progress)
+}
+
+/// [`solve_with_backend`] with an encoding built by the caller (who may need it too, e.g. for
+/// the fingerprint of the solution files, and so builds it once).
+pub fn solve_encoded(
+    game: &GroundGame,
+    enc: Encoding,
+    backend: Backend,
+    config: &EngineConfig,
+    sym: &SymbolicOptions,
+    opts: &SolveOptions,
+    progress: impl FnMut(&SolveStats),
+) -> Result<SolveStats, SolveError> {
+    run_compiled(game, enc, backend, config, sym, SolveJob { opts, progress })
+}
+
+/// [`solve`] as a job for [`run_compiled`].
+struct SolveJob<'a, F> {
+    opts: &'a SolveOptions,
+    progress: F,
+}
+
+impl<F: FnMut(&SolveStats)> GameJob for SolveJob<'_, F> {
+    type Output = SolveStats;
+    type Error = SolveError;
+
+    fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<SolveStats, SolveError> {
+        Ok(solve(g, self.opts, self.progress)?.stats)
+    }
+}

@@ -1,0 +1,37 @@
+//! What to solve and how: [`SolveOptions`] and the [`LayeredMode`].
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use symgame_limits::Limits;
+
+/// Whether to solve layer by layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LayeredMode {
+    /// Layered when the game is two-player and every move goes from BFS layer `k` to `k + 1`.
+    #[default]
+    Auto,
+    /// Always the whole-set algorithm.
+    Never,
+}
+
+/// Options of [`solve`](fn@crate::solve).
+#[derive(Clone, Debug, Default)]
+pub struct SolveOptions {
+    /// Layered or whole-set solving.
+    pub layered: LayeredMode,
+    /// Return the value classes in memory ([`Solved::layers`](crate::Solved::layers)); otherwise they are dropped
+    /// once written and counted.
+    pub keep_classes: bool,
+    /// Write the solution to this directory (format: `docs/formats/solution.md`).
+    pub out_dir: Option<PathBuf>,
+    /// Where the BFS layers wait during layered solving (default: a fresh directory under the
+    /// system's temporary directory, removed at the end).
+    pub spill_dir: Option<PathBuf>,
+    /// Fingerprint of the ground game and encoding written into solution files (see
+    /// [`crate::fingerprint`]).
+    pub fingerprint: String,
+    /// Limits; a stop is reported in [`SolveStats::stopped`](crate::SolveStats::stopped), with the finished layers kept.
+    pub limits: Limits,
+}

@@ -1,0 +1,114 @@
+//! The statistics of a solution: [`SolveStats`] with its [`GameKind`] and per-layer
+//! [`SolveLayerStats`] ([`MoverCounts`] for two roles). A leaf that the solvers and the solution
+//! files both import (the manifest carries the statistics).
+
+use num_bigint::BigUint;
+use serde::{Deserialize, Serialize};
+use symgame_limits::StopReason;
+
+use crate::decimal;
+
+/// Which retrograde algorithm a game needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GameKind {
+    /// One role: the best reward it can reach, and the distance to it.
+    SinglePlayer,
+    /// Two roles whose rewards sum to the same constant in every reachable terminal state.
+    ZeroSum,
+    /// Two roles, any rewards.
+    GeneralSum,
+}
+
+impl std::fmt::Display for GameKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            GameKind::SinglePlayer => "single-player",
+            GameKind::ZeroSum => "two-player constant-sum",
+            GameKind::GeneralSum => "two-player general-sum",
+        })
+    }
+}
+
+/// Won, drawn and lost non-terminal states, seen from the role to move (two-player games).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoverCounts {
+    /// The role to move gets more than the other role (decimal string).
+    #[serde(with = "decimal")]
+    pub won: BigUint,
+    /// Both get the same (decimal string).
+    #[serde(with = "decimal")]
+    pub drawn: BigUint,
+    /// The role to move gets less (decimal string).
+    #[serde(with = "decimal")]
+    pub lost: BigUint,
+}
+
+impl MoverCounts {
+    /// Adds `n` states whose outcome is `outcome`, where role `p` moves.
+    pub(crate) fn add(&mut self, outcome: &[u8], p: usize, n: BigUint) {
+        match outcome[p].cmp(&outcome[1 - p]) {
+            std::cmp::Ordering::Greater => self.won += n,
+            std::cmp::Ordering::Equal => self.drawn += n,
+            std::cmp::Ordering::Less => self.lost += n,
+        }
+    }
+}
+
+/// The solution statistics of one BFS layer.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SolveLayerStats {
+    /// BFS depth.
+    pub depth: usize,
+    /// States of the layer (decimal string).
+    #[serde(with = "decimal")]
+    pub states: BigUint,
+    /// Terminal states of the layer (decimal string).
+    #[serde(with = "decimal")]
+    pub terminal: BigUint,
+    /// States per outcome, indexed like [`SolveStats::outcomes`] (decimal strings).
+    #[serde(with = "decimal::list")]
+    pub per_outcome: Vec<BigUint>,
+    /// Two-player games: non-terminal states won / drawn / lost for the role to move.
+    pub mover: Option<MoverCounts>,
+    /// BDD nodes of the layer's value classes (sum over the classes).
+    pub nodes: usize,
+    /// Seconds since the start of solving when the layer was done.
+    pub seconds: f64,
+}
+
+/// The result statistics of [`solve`](fn@crate::solve).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SolveStats {
+    /// Which algorithm.
+    pub kind: GameKind,
+    /// Whether the layered algorithm ran.
+    pub layered: bool,
+    /// The roles' names.
+    pub roles: Vec<String>,
+    /// The outcomes seen: `outcomes[i][r]` is the reward of role `r` under outcome `i`.
+    pub outcomes: Vec<Vec<u8>>,
+    /// The outcome of the initial state (`None` if solving stopped before reaching it).
+    pub initial: Option<usize>,
+    /// Single-player games: moves from the initial state to its best reward.
+    pub initial_distance: Option<u32>,
+    /// Per BFS layer; in layered solving, the solved layers (from the last one down).
+    pub layers: Vec<SolveLayerStats>,
+    /// Solved states per outcome over all layers (decimal strings).
+    #[serde(with = "decimal::list")]
+    pub per_outcome: Vec<BigUint>,
+    /// Reachable states (decimal string).
+    #[serde(with = "decimal")]
+    pub states: BigUint,
+    /// Reachable states left without a value (only in games with cycles; decimal string).
+    #[serde(with = "decimal")]
+    pub unsolved: BigUint,
+    /// Seconds of the forward search.
+    pub reach_seconds: f64,
+    /// Seconds of the whole run.
+    pub seconds: f64,
+    /// The largest BDD (nodes) among layers, reached sets and value classes.
+    pub peak_nodes: usize,
+    /// `Some` if a limit stopped the run; the finished layers are kept.
+    pub stopped: Option<StopReason>,
+}
