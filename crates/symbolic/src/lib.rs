@@ -50,7 +50,7 @@ mod decimal;
 mod disjunction;
 mod encoding;
 mod error;
-mod files;
+
 mod formula;
 mod game;
 mod interrupt;
@@ -66,10 +66,6 @@ mod solve;
 pub use compile::JointMove;
 pub use encoding::{Encoding, FluentGroup};
 pub use error::SymbolicError;
-pub use files::{
-    fingerprint, layer_file_name, read_manifest, read_stored, write_atomic, write_stored,
-    FileError, Manifest, StoredClass, StoredLayer, FORMAT_VERSION, MAGIC, MANIFEST,
-};
 pub use formula::Formula;
 pub use game::{goal_states, GoalBdd, SymbolicGame};
 pub use options::{EncodingKind, Order, SymbolicOptions};
@@ -89,6 +85,10 @@ pub use reach::{
     ReachStats,
 };
 pub use solve::error::SolveError;
+pub use solve::files::{
+    fingerprint, layer_file_name, read_manifest, read_stored, write_atomic, write_stored,
+    FileError, Manifest, StoredClass, StoredLayer, FORMAT_VERSION, MAGIC, MANIFEST,
+};
 pub use solve::options::{LayeredMode, SolveOptions};
 pub use solve::stats::{GameKind, MoverCounts, SolveLayerStats, SolveStats};
 pub use solve::value::{preference, Solved, SolvedLayer, ValueClass};

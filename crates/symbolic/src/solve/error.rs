@@ -5,8 +5,8 @@ use symgame_bdd::BddError;
 use symgame_limits::StopReason;
 
 use crate::error::SymbolicError;
-use crate::files::FileError;
 use crate::interrupt::Interrupt;
+use crate::solve::files::FileError;
 
 /// Errors of [`solve`](fn@crate::solve) (resource limits are not errors: see [`SolveStats::stopped`](crate::SolveStats::stopped)).
 #[derive(Debug)]

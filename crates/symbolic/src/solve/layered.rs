@@ -6,9 +6,9 @@
 use num_bigint::BigUint;
 use symgame_bdd::BddEngine;
 
-use crate::files::write_layer;
 use crate::solve::context::Context;
 use crate::solve::error::{SolveError, SolveOrStop};
+use crate::solve::files::write_layer;
 use crate::solve::options::SolveOptions;
 use crate::solve::spill::Spill;
 use crate::solve::stats::{GameKind, MoverCounts, SolveLayerStats, SolveStats};

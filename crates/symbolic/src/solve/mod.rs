@@ -29,6 +29,7 @@
 
 pub(crate) mod context;
 pub(crate) mod error;
+pub(crate) mod files;
 pub(crate) mod forward;
 pub(crate) mod layered;
 pub(crate) mod options;
@@ -46,11 +47,11 @@ use symgame_ground::GroundGame;
 use crate::backend::{run_compiled, GameJob};
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
-use crate::files::{prepare_dir, write_layer, write_manifest};
 use crate::game::SymbolicGame;
 use crate::options::SymbolicOptions;
 use crate::solve::context::Context;
 use crate::solve::error::{SolveError, SolveOrStop};
+use crate::solve::files::{prepare_dir, write_layer, write_manifest};
 use crate::solve::forward::forward;
 use crate::solve::layered::solve_layered;
 use crate::solve::options::{LayeredMode, SolveOptions};

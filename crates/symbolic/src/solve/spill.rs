@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use symgame_bdd::BddEngine;
 
-use crate::files::{read_stored, write_stored, FileError, StoredClass, StoredLayer};
 use crate::game::SymbolicGame;
 use crate::solve::error::SolveOrStop;
+use crate::solve::files::{read_stored, write_stored, FileError, StoredClass, StoredLayer};
 
 /// The BFS layers waiting in files during layered solving.
 pub(crate) struct Spill {

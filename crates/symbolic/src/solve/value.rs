@@ -4,8 +4,8 @@
 
 use symgame_bdd::{BddEngine, BddResult};
 
-use crate::files::StoredClass;
 use crate::game::SymbolicGame;
+use crate::solve::files::StoredClass;
 use crate::solve::stats::SolveStats;
 
 /// A set of states with the same value.
