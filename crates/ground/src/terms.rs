@@ -144,6 +144,17 @@ pub(crate) enum TermNode {
     Func(Sym, Box<[TermId]>),
 }
 
+/// Calls `f` with a buffer of `n` term ids, kept on the stack when `n <= N`.
+#[inline]
+pub(crate) fn with_ids<const N: usize, R>(n: usize, f: impl FnOnce(&mut [TermId]) -> R) -> R {
+    let mut small = [TermId(0); N];
+    if n <= N {
+        f(&mut small[..n])
+    } else {
+        f(&mut vec![TermId(0); n])
+    }
+}
+
 /// Hash-consed store of ground terms.
 #[derive(Default)]
 pub(crate) struct TermStore {
@@ -252,6 +263,11 @@ impl TermStore {
                 args.iter().map(|&a| self.to_ground(a, symbols)).collect(),
             ),
         }
+    }
+
+    /// `t` as written in GDL.
+    pub fn show(&self, t: TermId, symbols: &Symbols) -> String {
+        self.to_ground(t, symbols).to_string()
     }
 
     /// If `t` is a constant, its symbol.
