@@ -243,38 +243,16 @@ impl Checker<'_> {
     }
 
     fn keyword_arity(&self, s: Sym) -> Option<usize> {
-        let k = &self.kw;
-        [
-            (k.role, 1),
-            (k.init, 1),
-            (k.true_, 1),
-            (k.next, 1),
-            (k.legal, 2),
-            (k.does, 2),
-            (k.goal, 2),
-            (k.terminal, 0),
-            (k.base, 1),
-            (k.input, 2),
-        ]
-        .iter()
-        .find(|(kw, _)| *kw == s)
-        .map(|&(_, n)| n)
+        let relations = self.kw.relations();
+        relations.iter().find(|(kw, _)| *kw == s).map(|&(_, n)| n)
     }
 
     fn check_atom_arity(&self, a: &Atom) -> Result<(), Error> {
         if let Some(n) = self.keyword_arity(a.pred) {
             if a.args.len() != n {
-                return Err(self.err(
-                    ErrorKind::KeywordArity,
-                    a.span,
-                    format!(
-                        "`{}` takes {} argument{}, found {}",
-                        self.name(a.pred),
-                        n,
-                        if n == 1 { "" } else { "s" },
-                        a.args.len()
-                    ),
-                ));
+                let name = self.name(a.pred);
+                let source = &self.d.source;
+                return Err(Error::keyword_arity(source, a.span, name, n, a.args.len()));
             }
         }
         Ok(())
@@ -331,22 +309,7 @@ impl Checker<'_> {
             // DNF of the body: a list of conjunctions
             let mut conjs: Vec<Vec<NormalLiteral>> = vec![Vec::new()];
             for l in &r.body {
-                let alts = dnf(l, false);
-                if alts.len() == 1 {
-                    for c in &mut conjs {
-                        c.extend(alts[0].iter().cloned());
-                    }
-                } else {
-                    let mut next = Vec::with_capacity(conjs.len() * alts.len());
-                    for c in &conjs {
-                        for a in &alts {
-                            let mut n = c.clone();
-                            n.extend(a.iter().cloned());
-                            next.push(n);
-                        }
-                    }
-                    conjs = next;
-                }
+                conjs = conjoin(conjs, &dnf(l, false));
                 if out.len() + conjs.len() > MAX_EXPANDED_RULES {
                     return Err(self.err(
                         ErrorKind::ResourceLimit,
@@ -455,20 +418,19 @@ impl Checker<'_> {
         for l in &r.body {
             match l {
                 NormalLiteral::Neg(a) => check(&|f| a.for_each_var(&mut |v, s| f(v, s)), "`not`")?,
-                NormalLiteral::Distinct(a, b, _) => check(
-                    &|f| {
-                        a.for_each_var(&mut |v, s| f(v, s));
-                        b.for_each_var(&mut |v, s| f(v, s));
-                    },
-                    "`distinct`",
-                )?,
-                NormalLiteral::Equal(a, b, _) => check(
-                    &|f| {
-                        a.for_each_var(&mut |v, s| f(v, s));
-                        b.for_each_var(&mut |v, s| f(v, s));
-                    },
-                    "`(not (distinct ...))`",
-                )?,
+                NormalLiteral::Distinct(a, b, _) | NormalLiteral::Equal(a, b, _) => {
+                    let place = match l {
+                        NormalLiteral::Distinct(..) => "`distinct`",
+                        _ => "`(not (distinct ...))`",
+                    };
+                    check(
+                        &|f| {
+                            a.for_each_var(&mut |v, s| f(v, s));
+                            b.for_each_var(&mut |v, s| f(v, s));
+                        },
+                        place,
+                    )?
+                }
                 NormalLiteral::Pos(_) => {}
             }
         }
@@ -699,6 +661,29 @@ fn visit_atoms(l: &Literal, f: &mut impl FnMut(&Atom)) {
     }
 }
 
+/// The conjunction of two formulas in disjunctive normal form: every conjunction of `conjs`
+/// extended by every alternative of `alts`, in that order.
+fn conjoin(
+    mut conjs: Vec<Vec<NormalLiteral>>,
+    alts: &[Vec<NormalLiteral>],
+) -> Vec<Vec<NormalLiteral>> {
+    if let [alt] = alts {
+        for c in &mut conjs {
+            c.extend(alt.iter().cloned());
+        }
+        return conjs;
+    }
+    let mut next = Vec::with_capacity(conjs.len() * alts.len());
+    for c in &conjs {
+        for a in alts {
+            let mut n = c.clone();
+            n.extend(a.iter().cloned());
+            next.push(n);
+        }
+    }
+    next
+}
+
 /// Disjunctive normal form of a literal (negated when `neg`): alternatives of conjunctions.
 fn dnf(l: &Literal, neg: bool) -> Vec<Vec<NormalLiteral>> {
     match (l, neg) {
@@ -717,16 +702,7 @@ fn dnf(l: &Literal, neg: bool) -> Vec<Vec<NormalLiteral>> {
         (Literal::And(ls, _), false) | (Literal::Or(ls, _), true) => {
             let mut acc: Vec<Vec<NormalLiteral>> = vec![Vec::new()];
             for l in ls {
-                let alts = dnf(l, neg);
-                let mut next = Vec::new();
-                for c in &acc {
-                    for a in &alts {
-                        let mut n = c.clone();
-                        n.extend(a.iter().cloned());
-                        next.push(n);
-                    }
-                }
-                acc = next;
+                acc = conjoin(acc, &dnf(l, neg));
             }
             acc
         }

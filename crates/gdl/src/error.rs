@@ -98,6 +98,20 @@ impl Error {
         }
     }
 
+    /// The error for keyword `name` at `span` used with `found` arguments instead of
+    /// `expected`.
+    pub(crate) fn keyword_arity(
+        source: &Source,
+        span: Span,
+        name: &str,
+        expected: usize,
+        found: usize,
+    ) -> Error {
+        let s = if expected == 1 { "" } else { "s" };
+        let message = format!("`{name}` takes {expected} argument{s}, found {found}");
+        Error::at(ErrorKind::KeywordArity, source, span, message)
+    }
+
     /// An error about a whole file (no position), e.g. it could not be read.
     pub fn file(kind: ErrorKind, file: &str, message: impl Into<String>) -> Error {
         Error {

@@ -301,26 +301,16 @@ impl Builder<'_> {
             if let Some(Sexp::Atom(name, _)) = items.first() {
                 let sym = self.symbols.get(name);
                 let args = &items[1..];
+                let arity = |name: &str, n: usize| match args.len() {
+                    found if found == n => Ok(()),
+                    found => Err(Error::keyword_arity(self.src, *span, name, n, found)),
+                };
                 if sym == Some(self.kw.not) {
-                    if args.len() != 1 {
-                        return Err(Error::at(
-                            ErrorKind::KeywordArity,
-                            self.src,
-                            *span,
-                            format!("`not` takes 1 argument, found {}", args.len()),
-                        ));
-                    }
+                    arity("not", 1)?;
                     return Ok(Literal::Not(Box::new(self.literal(&args[0])?), *span));
                 }
                 if sym == Some(self.kw.distinct) {
-                    if args.len() != 2 {
-                        return Err(Error::at(
-                            ErrorKind::KeywordArity,
-                            self.src,
-                            *span,
-                            format!("`distinct` takes 2 arguments, found {}", args.len()),
-                        ));
-                    }
+                    arity("distinct", 2)?;
                     let a = self.term(&args[0])?;
                     let b = self.term(&args[1])?;
                     return Ok(Literal::Distinct(a, b, *span));

@@ -207,6 +207,23 @@ impl Keywords {
             implies: symbols.intern("<="),
         }
     }
+
+    /// The keyword relations with their arities: `role`, `init`, `true`, `next`, `legal`,
+    /// `does`, `goal`, `terminal`, `base` and `input`.
+    pub fn relations(&self) -> [(Sym, usize); 10] {
+        [
+            (self.role, 1),
+            (self.init, 1),
+            (self.true_, 1),
+            (self.next, 1),
+            (self.legal, 2),
+            (self.does, 2),
+            (self.goal, 2),
+            (self.terminal, 0),
+            (self.base, 1),
+            (self.input, 2),
+        ]
+    }
 }
 
 /// A parsed GDL description: its rules, symbols and source text (kept for error messages).

@@ -88,7 +88,7 @@ pub(crate) fn read_costs(
         return Ok(costs);
     };
     let d = &desc.description;
-    let show = |t: TermId| store.to_ground(t, &d.symbols).to_string();
+    let show = |t: TermId| store.show(t, &d.symbols);
     // Where a cost tuple comes from: the fact (or rule head) that writes it, else the first
     // `cost` rule; with the span of its value argument when it has one.
     let locate = |t: &[TermId]| -> Span {

@@ -4,79 +4,14 @@
 //! variables are numbered per rule. A join enumerates bindings literal by literal; each literal
 //! looks its candidates up through an index on one bound *path* (an argument position, possibly
 //! inside a function term: `(true (cell ?x 2 ?p))` can be looked up by the `2` at path `[0, 1]`).
+//! Evaluation stops at a deadline or when the ground atoms and rules found exceed a budget
+//! ([`Limits`]).
 
+use crate::pattern::{instantiate, lookup_instance, same_term, unify, Pattern, UNBOUND};
+use crate::rule::CRule;
 use crate::terms::{ChainHeads, FxHashMap, TermId, TermNode, TermStore};
-use std::collections::HashMap;
-use std::time::Instant;
-use symgame_gdl::{Span, Sym, Term};
-
-/// A term pattern with per-rule variable numbers.
-#[derive(Clone, Debug)]
-pub(crate) enum Pattern {
-    Var(u32),
-    Ground(TermId),
-    Func(Sym, Vec<Pattern>),
-}
-
-pub(crate) const UNBOUND: u32 = u32::MAX;
-
-impl Pattern {
-    pub fn compile(t: &Term, vars: &mut HashMap<Sym, u32>, store: &mut TermStore) -> Pattern {
-        match t {
-            Term::Var(v, _) => {
-                let n = vars.len() as u32;
-                Pattern::Var(*vars.entry(*v).or_insert(n))
-            }
-            Term::Const(c, _) => Pattern::Ground(store.intern(TermNode::Const(*c))),
-            Term::Func(f, args, _) => {
-                let ps: Vec<Pattern> = args
-                    .iter()
-                    .map(|a| Pattern::compile(a, vars, store))
-                    .collect();
-                if ps.iter().all(|p| matches!(p, Pattern::Ground(_))) {
-                    let ids = ps
-                        .iter()
-                        .map(|p| match p {
-                            Pattern::Ground(t) => *t,
-                            _ => unreachable!("checked ground"),
-                        })
-                        .collect();
-                    Pattern::Ground(store.intern(TermNode::Func(*f, ids)))
-                } else {
-                    Pattern::Func(*f, ps)
-                }
-            }
-        }
-    }
-
-    fn vars(&self, out: &mut Vec<u32>) {
-        match self {
-            Pattern::Var(v) => out.push(*v),
-            Pattern::Ground(_) => {}
-            Pattern::Func(_, ps) => ps.iter().for_each(|p| p.vars(out)),
-        }
-    }
-
-    /// Paths (argument index sequences, starting at the atom's argument) to the leaves of the
-    /// pattern, with the leaf; a function term also gives its functor, at its path followed by
-    /// [`FUNCTOR`].
-    fn leaves(&self, path: &mut Vec<u8>, out: &mut Vec<(Vec<u8>, Leaf)>) {
-        match self {
-            Pattern::Func(f, ps) => {
-                let mut fp = path.clone();
-                fp.push(FUNCTOR);
-                out.push((fp, Leaf::Key(functor_key(*f))));
-                for (i, p) in ps.iter().enumerate() {
-                    path.push(i as u8);
-                    p.leaves(path, out);
-                    path.pop();
-                }
-            }
-            Pattern::Var(v) => out.push((path.clone(), Leaf::Var(*v))),
-            Pattern::Ground(g) => out.push((path.clone(), Leaf::Key(*g))),
-        }
-    }
-}
+use std::time::{Duration, Instant};
+use symgame_gdl::{Error, ErrorKind, Source, Span, Sym};
 
 /// A path step meaning "the functor of the term here".
 const FUNCTOR: u8 = u8::MAX;
@@ -96,116 +31,41 @@ enum Leaf {
     Var(u32),
 }
 
-/// Matches `p` against `t`, binding variables in `env` (recorded in `trail` for undoing).
-pub(crate) fn unify(
-    p: &Pattern,
-    t: TermId,
-    env: &mut [u32],
-    trail: &mut Vec<u32>,
-    store: &TermStore,
-) -> bool {
-    match p {
-        Pattern::Ground(g) => *g == t,
-        Pattern::Var(v) => {
-            let cur = env[*v as usize];
-            if cur == UNBOUND {
-                env[*v as usize] = t.0;
-                trail.push(*v);
-                true
-            } else {
-                cur == t.0
-            }
-        }
-        Pattern::Func(f, ps) => match store.node(t) {
-            TermNode::Func(g, args) if g == f && args.len() == ps.len() => ps
-                .iter()
-                .zip(args.iter())
-                .all(|(p, &a)| unify(p, a, env, trail, store)),
-            _ => false,
-        },
-    }
-}
-
-/// Instantiates a pattern whose variables are all bound, without interning: `None` when the
-/// term has never been built (so no relation can contain it).
-pub(crate) fn lookup_instance(p: &Pattern, env: &[u32], store: &TermStore) -> Option<TermId> {
-    match p {
-        Pattern::Ground(g) => Some(*g),
-        Pattern::Var(v) => Some(TermId(env[*v as usize])),
-        Pattern::Func(f, ps) => {
-            let mut small = [TermId(0); 8];
-            let mut big;
-            let args: &mut [TermId] = if ps.len() <= small.len() {
-                &mut small[..ps.len()]
-            } else {
-                big = vec![TermId(0); ps.len()];
-                &mut big
-            };
-            for (a, p) in args.iter_mut().zip(ps) {
-                *a = lookup_instance(p, env, store)?;
-            }
-            store.lookup_func(*f, args)
+impl Leaf {
+    /// Whether the leaf is known when the variables marked in `bound` are.
+    fn is_known(&self, bound: &[bool]) -> bool {
+        match self {
+            Leaf::Key(_) => true,
+            Leaf::Var(v) => bound[*v as usize],
         }
     }
 }
 
-/// Whether two patterns whose variables are bound denote the same ground term.
-fn same_term(a: &Pattern, b: &Pattern, env: &[u32], store: &TermStore) -> bool {
-    let id = |p: &Pattern| match p {
-        Pattern::Ground(g) => Some(*g),
-        Pattern::Var(v) => Some(TermId(env[*v as usize])),
-        Pattern::Func(..) => None,
-    };
-    match (id(a), id(b)) {
-        (Some(x), Some(y)) => x == y,
-        (Some(x), None) => matches_term(b, x, env, store),
-        (None, Some(y)) => matches_term(a, y, env, store),
-        (None, None) => match (a, b) {
-            (Pattern::Func(f, xs), Pattern::Func(g, ys)) => {
-                f == g
-                    && xs.len() == ys.len()
-                    && xs.iter().zip(ys).all(|(x, y)| same_term(x, y, env, store))
+/// Paths (argument index sequences, starting at the atom's argument) to the leaves of the
+/// arguments `args` of a literal, with the leaf; a function term also gives its functor, at its
+/// path followed by [`FUNCTOR`].
+fn literal_leaves(args: &[Pattern]) -> Vec<(Vec<u8>, Leaf)> {
+    fn walk(p: &Pattern, path: &mut Vec<u8>, out: &mut Vec<(Vec<u8>, Leaf)>) {
+        match p {
+            Pattern::Func(f, ps) => {
+                let mut fp = path.clone();
+                fp.push(FUNCTOR);
+                out.push((fp, Leaf::Key(functor_key(*f))));
+                for (i, q) in ps.iter().enumerate() {
+                    path.push(i as u8);
+                    walk(q, path, out);
+                    path.pop();
+                }
             }
-            _ => false,
-        },
-    }
-}
-
-/// Whether the bound pattern `p` denotes the term `t`.
-fn matches_term(p: &Pattern, t: TermId, env: &[u32], store: &TermStore) -> bool {
-    match p {
-        Pattern::Ground(g) => *g == t,
-        Pattern::Var(v) => env[*v as usize] == t.0,
-        Pattern::Func(f, ps) => match store.node(t) {
-            TermNode::Func(g, args) if g == f && args.len() == ps.len() => ps
-                .iter()
-                .zip(args.iter())
-                .all(|(p, &a)| matches_term(p, a, env, store)),
-            _ => false,
-        },
-    }
-}
-
-/// Instantiates a pattern whose variables are all bound.
-pub(crate) fn instantiate(p: &Pattern, env: &[u32], store: &mut TermStore) -> TermId {
-    match p {
-        Pattern::Ground(g) => *g,
-        Pattern::Var(v) => TermId(env[*v as usize]),
-        Pattern::Func(f, ps) => {
-            let mut small = [TermId(0); 8];
-            let mut big;
-            let args: &mut [TermId] = if ps.len() <= small.len() {
-                &mut small[..ps.len()]
-            } else {
-                big = vec![TermId(0); ps.len()];
-                &mut big
-            };
-            for (a, p) in args.iter_mut().zip(ps) {
-                *a = instantiate(p, env, store);
-            }
-            store.intern_func(*f, args)
+            Pattern::Var(v) => out.push((path.clone(), Leaf::Var(*v))),
+            Pattern::Ground(g) => out.push((path.clone(), Leaf::Key(*g))),
         }
     }
+    let mut out = Vec::new();
+    for (k, p) in args.iter().enumerate() {
+        walk(p, &mut vec![k as u8], &mut out);
+    }
+    out
 }
 
 /// A composite index on some paths: key hash -> the last tuple with that key hash; `chain[i]`
@@ -230,28 +90,19 @@ impl Index {
     }
 }
 
-fn hash_keys(keys: impl Iterator<Item = TermId>) -> u64 {
+/// The hash of a sequence of index keys; none if a key is missing.
+fn hash_keys(keys: impl Iterator<Item = Option<TermId>>) -> Option<u64> {
     use std::hash::Hasher;
     let mut h = crate::terms::FxHasher::default();
     for k in keys {
-        h.write_u32(k.0);
+        h.write_u32(k?.0);
     }
-    h.finish()
+    Some(h.finish())
 }
 
+/// The hash of the keys of tuple `t` at `paths`, if it has them all.
 fn key_hash(t: &[TermId], paths: &[Vec<u8>], store: &TermStore) -> Option<u64> {
-    let mut ks = [TermId(0); 16];
-    let mut v: Vec<TermId>;
-    let keys: &mut [TermId] = if paths.len() <= ks.len() {
-        &mut ks[..paths.len()]
-    } else {
-        v = vec![TermId(0); paths.len()];
-        &mut v
-    };
-    for (k, p) in keys.iter_mut().zip(paths) {
-        *k = key_at(t, p, store)?;
-    }
-    Some(hash_keys(keys.iter().copied()))
+    hash_keys(paths.iter().map(|p| key_at(t, p, store)))
 }
 
 /// A relation: a set of tuples with lazily built indexes on paths.
@@ -326,6 +177,15 @@ impl Relation {
         (i, true)
     }
 
+    /// The bounds of the tuples in `range`.
+    fn range(&self, range: Range) -> (u32, u32) {
+        match range {
+            Range::Old => (0, self.old_end),
+            Range::Delta => (self.old_end, self.delta_end),
+            Range::All => (0, self.delta_end),
+        }
+    }
+
     /// The number of distinct keys at `path` (measured again once the relation has doubled).
     fn distinct_at(&mut self, path: &[u8], store: &TermStore) -> u32 {
         if let Some(&(_, at, n)) = self.distinct.iter().find(|(p, _, _)| p == path) {
@@ -371,7 +231,8 @@ impl Relation {
     /// `key`, ascending.
     fn bucket(&self, id: usize, key: &[TermId], lo: u32, hi: u32, out: &mut Vec<u32>) {
         let index = &self.indexes[id];
-        let Some(head) = index.heads.get(hash_keys(key.iter().copied())) else {
+        let h = hash_keys(key.iter().map(|&k| Some(k))).expect("keys given");
+        let Some(head) = index.heads.get(h) else {
             return;
         };
         let start = out.len();
@@ -411,29 +272,6 @@ enum Range {
     All,
 }
 
-/// A compiled rule.
-#[derive(Clone, Debug)]
-pub(crate) struct CRule {
-    pub head_pred: Sym,
-    pub head: Vec<Pattern>,
-    pub pos: Vec<(Sym, Vec<Pattern>)>,
-    pub neg: Vec<(Sym, Vec<Pattern>)>,
-    pub distinct: Vec<(Pattern, Pattern)>,
-    pub equal: Vec<(Pattern, Pattern)>,
-    pub nvars: usize,
-    pub span: Span,
-    /// index of the source rule (for ground rule origins), or None for bridge rules
-    pub origin: Option<usize>,
-}
-
-impl CRule {
-    pub fn vars_of(ps: &[Pattern]) -> Vec<u32> {
-        let mut v = Vec::new();
-        ps.iter().for_each(|p| p.vars(&mut v));
-        v
-    }
-}
-
 /// One step of a join plan.
 #[derive(Clone, Debug)]
 enum Step {
@@ -469,11 +307,6 @@ fn plan(
     let mut dist_done = vec![false; rule.distinct.len()];
     let mut eq_done = vec![false; rule.equal.len()];
     let mut neg_done = vec![false; rule.neg.len()];
-    let all_bound = |ps: &[&Pattern], bound: &[bool]| {
-        let mut v = Vec::new();
-        ps.iter().for_each(|p| p.vars(&mut v));
-        v.iter().all(|&v| bound[v as usize])
-    };
     let add_scan = |i: usize,
                     bound: &mut Vec<bool>,
                     steps: &mut Vec<Step>,
@@ -483,24 +316,14 @@ fn plan(
             Some(d) if i < d => Range::Old,
             _ => Range::All,
         };
-        if CRule::vars_of(&rule.pos[i].1)
-            .iter()
-            .all(|&v| bound[v as usize])
-        {
+        if rule.pos[i].1.iter().all(|p| p.is_bound(bound)) {
             steps.push(Step::Check { lit: i, range });
             return;
         }
-        let mut leaves = Vec::new();
-        for (k, p) in rule.pos[i].1.iter().enumerate() {
-            p.leaves(&mut vec![k as u8], &mut leaves);
-        }
         let rel = rels.get_mut(&rule.pos[i].0).expect("relation exists");
-        let (paths, keys): (Vec<Vec<u8>>, Vec<Leaf>) = leaves
+        let (paths, keys): (Vec<Vec<u8>>, Vec<Leaf>) = literal_leaves(&rule.pos[i].1)
             .into_iter()
-            .filter(|(_, l)| match l {
-                Leaf::Key(_) => true,
-                Leaf::Var(v) => bound[*v as usize],
-            })
+            .filter(|(_, l)| l.is_known(bound))
             .unzip();
         let index = (!paths.is_empty()).then(|| rel.index_id(&paths, store));
         steps.push(Step::Scan {
@@ -519,31 +342,15 @@ fn plan(
     }
     loop {
         // constraints as soon as they can run
-        loop {
-            let mut progress = false;
-            for (j, (a, b)) in rule.equal.iter().enumerate() {
-                if !eq_done[j] && (all_bound(&[a], &bound) || all_bound(&[b], &bound)) {
-                    eq_done[j] = true;
-                    steps.push(Step::Equal(j));
-                    for v in CRule::vars_of(&[a.clone(), b.clone()]) {
-                        bound[v as usize] = true;
-                    }
-                    progress = true;
-                }
-            }
-            if !progress {
-                break;
-            }
-        }
+        rule.bind_equalities(&mut eq_done, &mut bound, |j| steps.push(Step::Equal(j)));
         for (j, (a, b)) in rule.distinct.iter().enumerate() {
-            if !dist_done[j] && all_bound(&[a, b], &bound) {
+            if !dist_done[j] && a.is_bound(&bound) && b.is_bound(&bound) {
                 dist_done[j] = true;
                 steps.push(Step::Distinct(j));
             }
         }
         for (j, (p, args)) in rule.neg.iter().enumerate() {
-            if !neg_done[j] && check_neg(*p) && all_bound(&args.iter().collect::<Vec<_>>(), &bound)
-            {
+            if !neg_done[j] && check_neg(*p) && args.iter().all(|a| a.is_bound(&bound)) {
                 neg_done[j] = true;
                 steps.push(Step::Neg(j));
             }
@@ -558,18 +365,10 @@ fn plan(
             let expected = if unbound == 0 {
                 0
             } else {
-                let mut leaves = Vec::new();
-                for (k, p) in rule.pos[i].1.iter().enumerate() {
-                    p.leaves(&mut vec![k as u8], &mut leaves);
-                }
                 let rel = rels.get_mut(&rule.pos[i].0).expect("relation exists");
                 let mut est = rel.len() as f64;
-                for (path, leaf) in &leaves {
-                    let known = match leaf {
-                        Leaf::Key(_) => true,
-                        Leaf::Var(v) => bound[*v as usize],
-                    };
-                    if known {
+                for (path, leaf) in &literal_leaves(&rule.pos[i].1) {
+                    if leaf.is_known(&bound) {
                         est /= rel.distinct_at(path, store).max(1) as f64;
                     }
                 }
@@ -591,18 +390,24 @@ fn plan(
     steps
 }
 
+/// A binding a rule's join produced, once its head is in its relation.
+pub(crate) struct Binding<'a> {
+    pub rule: &'a CRule,
+    /// The value of each variable.
+    pub env: &'a [u32],
+    /// For each positive literal, the index of the tuple it matched.
+    pub matched: &'a [u32],
+    /// The head's tuple index in its relation.
+    pub head: u32,
+    /// Whether the head tuple is new.
+    pub new: bool,
+}
+
 /// Receives every binding a rule's join produces.
 pub(crate) trait Sink {
-    /// Called with the rule, a complete binding and, for each positive literal, the index of
-    /// the tuple it matched; returns false to abort the evaluation.
-    fn emit(
-        &mut self,
-        rule: &CRule,
-        env: &[u32],
-        matched: &[u32],
-        store: &mut TermStore,
-        rels: &mut FxHashMap<Sym, Relation>,
-    ) -> bool;
+    /// Called for every binding; returns whether it recorded a ground rule (which counts
+    /// against the size limit).
+    fn emit(&mut self, b: &Binding, store: &mut TermStore) -> bool;
 }
 
 /// Why an evaluation stopped early.
@@ -614,10 +419,83 @@ pub(crate) enum Abort {
     Limit(Option<Span>),
 }
 
+/// The limits of a grounding: a deadline, and a budget of ground atoms and ground rules.
+pub(crate) struct Limits {
+    started: Instant,
+    pub deadline: Option<Instant>,
+    time_limit: Option<Duration>,
+    max_size: usize,
+    used: usize,
+}
+
+impl Limits {
+    pub fn new(started: Instant, time_limit: Option<Duration>, max_size: usize) -> Limits {
+        Limits {
+            started,
+            deadline: time_limit.map(|d| started + d),
+            time_limit,
+            max_size,
+            used: 0,
+        }
+    }
+
+    /// Counts one more ground atom or rule; false once past the budget.
+    fn take(&mut self) -> bool {
+        self.used += 1;
+        self.used <= self.max_size
+    }
+
+    /// The time since the grounding started.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// Whether the deadline has passed.
+    pub fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() > d)
+    }
+
+    /// The error for a grounding of `source` stopped by `abort`.
+    pub fn error(&self, abort: Abort, source: &Source) -> Error {
+        let (span, msg) = match abort {
+            Abort::Deadline(span) => (
+                span,
+                format!(
+                    "grounding stopped: time limit of {:.1} s reached",
+                    self.time_limit.unwrap_or_default().as_secs_f64()
+                ),
+            ),
+            Abort::Limit(span) => (
+                span,
+                format!(
+                    "grounding stopped: more than {} ground atoms and rules",
+                    self.max_size
+                ),
+            ),
+        };
+        match span {
+            Some(span) => Error::at(
+                ErrorKind::ResourceLimit,
+                source,
+                span,
+                format!("{msg} while grounding this rule"),
+            ),
+            None => Error::file(ErrorKind::ResourceLimit, source.name(), msg),
+        }
+    }
+}
+
+/// Interned terms and the relations over them: what evaluation has derived so far.
+#[derive(Default)]
+pub(crate) struct Database {
+    pub store: TermStore,
+    pub rels: FxHashMap<Sym, Relation>,
+}
+
 pub(crate) struct Evaluator<'a> {
     pub store: &'a mut TermStore,
     pub rels: &'a mut FxHashMap<Sym, Relation>,
-    pub deadline: Option<Instant>,
+    pub limits: &'a mut Limits,
     pub steps: u64,
     /// Join steps per rule (by index into the rules), when profiling.
     pub profile: Option<Vec<u64>>,
@@ -631,30 +509,75 @@ struct JoinState {
     bufs: Vec<Vec<u32>>,
     trail: Vec<Vec<u32>>,
     key: Vec<TermId>,
+    head: Vec<TermId>,
 }
 
-impl Evaluator<'_> {
+impl<'a> Evaluator<'a> {
+    pub fn new(db: &'a mut Database, limits: &'a mut Limits) -> Evaluator<'a> {
+        Evaluator {
+            store: &mut db.store,
+            rels: &mut db.rels,
+            limits,
+            steps: 0,
+            profile: None,
+        }
+    }
+
     fn tick(&mut self, span: Span) -> Result<(), Abort> {
         self.steps += 1;
-        if self.steps & 0xFFF == 0 {
-            if let Some(d) = self.deadline {
-                if Instant::now() > d {
-                    return Err(Abort::Deadline(Some(span)));
-                }
+        if self.steps & 0xFFF == 0 && self.limits.past_deadline() {
+            return Err(Abort::Deadline(Some(span)));
+        }
+        Ok(())
+    }
+
+    /// Inserts the head of `rule` under the binding of `js` into its relation, and passes the
+    /// binding to `sink`. (Kept out of the recursive [`Evaluator::join`], whose frames it would
+    /// grow.)
+    #[inline(never)]
+    fn emit(
+        &mut self,
+        rule: &CRule,
+        js: &mut JoinState,
+        sink: &mut Option<&mut dyn Sink>,
+    ) -> Result<(), Abort> {
+        js.head.clear();
+        for p in &rule.head {
+            let t = instantiate(p, &js.env, self.store);
+            js.head.push(t);
+        }
+        let (head, new) = self
+            .rels
+            .get_mut(&rule.head_pred)
+            .expect("relation exists")
+            .insert(&js.head, self.store);
+        if new && !self.limits.take() {
+            return Err(Abort::Limit(Some(rule.span)));
+        }
+        if let Some(sink) = sink {
+            let b = Binding {
+                rule,
+                env: &js.env,
+                matched: &js.matched,
+                head,
+                new,
+            };
+            if sink.emit(&b, self.store) && !self.limits.take() {
+                return Err(Abort::Limit(Some(rule.span)));
             }
         }
         Ok(())
     }
 
     /// Semi-naive fixpoint of `rules` (indexes into `all`). Heads go to their relations; every
-    /// binding is passed to `sink`. `check_neg(p)` says whether negative literals over `p` are
+    /// binding is passed to `sink`, if any. `check_neg(p)` says whether negative literals over `p` are
     /// evaluated (relations complete by now) or ignored (the relaxation).
     pub fn fixpoint(
         &mut self,
         all: &[CRule],
         rules: &[usize],
         check_neg: &dyn Fn(Sym) -> bool,
-        sink: &mut dyn Sink,
+        mut sink: Option<&mut dyn Sink>,
     ) -> Result<(), Abort> {
         // round 0: everything present counts as delta
         for r in self.rels.values_mut() {
@@ -689,9 +612,10 @@ impl Evaluator<'_> {
                         bufs: vec![Vec::new(); steps.len()],
                         trail: vec![Vec::new(); steps.len()],
                         key: Vec::new(),
+                        head: Vec::new(),
                     };
                     let before = self.steps;
-                    let done = self.join(rule, &steps, 0, &mut js, sink);
+                    let done = self.join(rule, &steps, 0, &mut js, &mut sink);
                     if let Some(p) = self.profile.as_mut() {
                         p[ri] += self.steps - before;
                     }
@@ -717,14 +641,11 @@ impl Evaluator<'_> {
         steps: &[Step],
         at: usize,
         js: &mut JoinState,
-        sink: &mut dyn Sink,
+        sink: &mut Option<&mut dyn Sink>,
     ) -> Result<(), Abort> {
         self.tick(rule.span)?;
         let Some(step) = steps.get(at) else {
-            if !sink.emit(rule, &js.env, &js.matched, self.store, self.rels) {
-                return Err(Abort::Limit(Some(rule.span)));
-            }
-            return Ok(());
+            return self.emit(rule, js, sink);
         };
         match step {
             Step::Distinct(j) => {
@@ -738,11 +659,7 @@ impl Evaluator<'_> {
                 let Some(rel) = self.rels.get(pred) else {
                     return Ok(());
                 };
-                let (lo, hi) = match range {
-                    Range::Old => (0, rel.old_end),
-                    Range::Delta => (rel.old_end, rel.delta_end),
-                    Range::All => (0, rel.delta_end),
-                };
+                let (lo, hi) = rel.range(*range);
                 js.key.clear();
                 for p in pats {
                     match lookup_instance(p, &js.env, self.store) {
@@ -793,11 +710,7 @@ impl Evaluator<'_> {
                 let Some(rel) = self.rels.get(pred) else {
                     return Ok(());
                 };
-                let (lo, hi) = match range {
-                    Range::Old => (0, rel.old_end),
-                    Range::Delta => (rel.old_end, rel.delta_end),
-                    Range::All => (0, rel.delta_end),
-                };
+                let (lo, hi) = rel.range(*range);
                 if lo >= hi {
                     return Ok(());
                 }

@@ -20,7 +20,8 @@
 //! relaxed fixpoint and only needs its tested atoms to be complete; it is evaluated in full
 //! too, since a demand for each tested atom would repeat the caller's whole body join.
 
-use crate::datalog::{CRule, Pattern};
+use crate::pattern::Pattern;
+use crate::rule::{CRule, Item};
 use std::collections::{HashMap, HashSet};
 use symgame_gdl::Sym;
 
@@ -46,20 +47,6 @@ struct Call<'a> {
     before: Vec<Item>,
 }
 
-/// A body item of a rule, in evaluation order.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Item {
-    Pos(usize),
-    Neg(usize),
-    Distinct(usize),
-    Equal(usize),
-}
-
-fn vars_bound(ps: &[&Pattern], bound: &[bool]) -> bool {
-    let v = CRule::vars_of(&ps.iter().map(|p| (*p).clone()).collect::<Vec<_>>());
-    v.iter().all(|&v| bound[v as usize])
-}
-
 /// Whether pattern `p` has a constant or a known variable somewhere.
 fn touches(p: &Pattern, bound: &[bool]) -> bool {
     match p {
@@ -67,12 +54,6 @@ fn touches(p: &Pattern, bound: &[bool]) -> bool {
         Pattern::Ground(_) => true,
         Pattern::Func(_, ps) => ps.iter().any(|q| touches(q, bound)),
     }
-}
-
-fn arg_bound(p: &Pattern, bound: &[bool]) -> bool {
-    CRule::vars_of(std::slice::from_ref(p))
-        .iter()
-        .all(|&v| bound[v as usize])
 }
 
 /// The body of `rule` in sideways-information-passing order when the head arguments marked in
@@ -103,9 +84,9 @@ fn sips<'a>(
     // the head (typically the caller's outputs, asked for one value at a time) would multiply
     // the demand by their domain for little selectivity, so they are not passed on.
     let adornment = |args: &[Pattern], bound: &[bool], body_bound: &[bool]| -> Vec<bool> {
-        let b: Vec<bool> = args.iter().map(|a| arg_bound(a, bound)).collect();
+        let b: Vec<bool> = args.iter().map(|a| a.is_bound(bound)).collect();
         if b.iter().all(|&x| x) {
-            args.iter().map(|a| arg_bound(a, body_bound)).collect()
+            args.iter().map(|a| a.is_bound(body_bound)).collect()
         } else {
             b
         }
@@ -118,31 +99,20 @@ fn sips<'a>(
     let mut eq_done = vec![false; rule.equal.len()];
     loop {
         // constraints that can run now
-        loop {
-            let mut progress = false;
-            for (j, (a, b)) in rule.equal.iter().enumerate() {
-                if !eq_done[j] && (arg_bound(a, &bound) || arg_bound(b, &bound)) {
-                    eq_done[j] = true;
-                    order.push(Item::Equal(j));
-                    for v in CRule::vars_of(&[a.clone(), b.clone()]) {
-                        bound[v as usize] = true;
-                        body_bound[v as usize] = true;
-                    }
-                    progress = true;
-                }
+        rule.bind_equalities(&mut eq_done, &mut bound, |j| {
+            order.push(Item::Equal(j));
+            for v in rule.item_vars(Item::Equal(j)) {
+                body_bound[v as usize] = true;
             }
-            if !progress {
-                break;
-            }
-        }
+        });
         for (j, (a, b)) in rule.distinct.iter().enumerate() {
-            if !dist_done[j] && vars_bound(&[a, b], &bound) {
+            if !dist_done[j] && a.is_bound(&bound) && b.is_bound(&bound) {
                 dist_done[j] = true;
                 order.push(Item::Distinct(j));
             }
         }
         for (j, (p, args)) in rule.neg.iter().enumerate() {
-            if !neg_done[j] && vars_bound(&args.iter().collect::<Vec<_>>(), &bound) {
+            if !neg_done[j] && args.iter().all(|a| a.is_bound(&bound)) {
                 neg_done[j] = true;
                 // read under `not`: evaluated in full (a demand for every tested atom would
                 // repeat the whole body join in the demand rule)
@@ -166,7 +136,7 @@ fn sips<'a>(
                 vs.dedup();
                 vs.iter().filter(|&&v| !bound[v as usize]).count()
             };
-            let known = args.iter().filter(|a| arg_bound(a, &bound)).count();
+            let known = args.iter().filter(|a| a.is_bound(&bound)).count();
             let (class, rank) = if split_off(*p) {
                 (0, unbound)
             } else if complete(*p) {
@@ -309,29 +279,15 @@ pub(crate) fn restrict(
                 let Some(&mq) = magic_of.get(&c.pred) else {
                     continue;
                 };
-                let mut m = CRule {
-                    head_pred: mq,
-                    head: pick(c.args, &adorn[&c.pred]),
-                    pos: guard.iter().cloned().collect(),
-                    neg: vec![],
-                    distinct: vec![],
-                    equal: vec![],
-                    nvars: r.nvars,
-                    span: r.span,
-                    origin: r.origin,
-                };
-                for it in connected(r, &guard, &m.head, &c.before, &mut m.pos) {
-                    match it {
-                        Item::Pos(i) => m.pos.push(r.pos[i].clone()),
-                        Item::Neg(i) => m.neg.push(r.neg[i].clone()),
-                        Item::Distinct(i) => m.distinct.push(r.distinct[i].clone()),
-                        Item::Equal(i) => m.equal.push(r.equal[i].clone()),
-                    }
+                let head = pick(c.args, &adorn[&c.pred]);
+                let (items, guarded) = connected(r, &guard, &head, &c.before);
+                let mut m = r.with_items(mq, head, &items);
+                if let Some(gl) = guard.as_ref().filter(|_| guarded) {
+                    m.pos.insert(0, gl.clone());
                 }
                 out.push(m);
             }
             let mut g = r.clone();
-
             if let Some(gl) = guard {
                 g.pos.insert(0, gl);
             }
@@ -346,25 +302,14 @@ pub(crate) fn restrict(
 }
 
 /// The items of `before` linked to the variables of `head` through shared variables (the
-/// others only filter by existence, and dropping them keeps the demand a superset); clears
-/// `guard_out` when the guard is not linked either.
+/// others only filter by existence, and dropping them keeps the demand a superset), and
+/// whether the guard is linked too.
 fn connected(
     r: &CRule,
     guard: &Option<(Sym, Vec<Pattern>)>,
     head: &[Pattern],
     before: &[Item],
-    guard_out: &mut Vec<(Sym, Vec<Pattern>)>,
-) -> Vec<Item> {
-    let vars_of = |it: Item| -> Vec<u32> {
-        match it {
-            Item::Pos(i) => CRule::vars_of(&r.pos[i].1),
-            Item::Neg(i) => CRule::vars_of(&r.neg[i].1),
-            Item::Distinct(i) => {
-                CRule::vars_of(&[r.distinct[i].0.clone(), r.distinct[i].1.clone()])
-            }
-            Item::Equal(i) => CRule::vars_of(&[r.equal[i].0.clone(), r.equal[i].1.clone()]),
-        }
-    };
+) -> (Vec<Item>, bool) {
     let mut live: HashSet<u32> = CRule::vars_of(head).into_iter().collect();
     let guard_vars: Vec<u32> = guard.as_ref().map_or(vec![], |(_, a)| CRule::vars_of(a));
     let mut keep = vec![false; before.len()];
@@ -373,7 +318,7 @@ fn connected(
         let mut changed = false;
         for (k, &it) in before.iter().enumerate() {
             if !keep[k] {
-                let vs = vars_of(it);
+                let vs = r.item_vars(it);
                 if vs.iter().any(|v| live.contains(v)) {
                     keep[k] = true;
                     live.extend(vs);
@@ -390,13 +335,11 @@ fn connected(
             break;
         }
     }
-    if !keep_guard {
-        guard_out.clear();
-    }
-    before
+    let items = before
         .iter()
         .zip(&keep)
         .filter(|(_, &k)| k)
         .map(|(&it, _)| it)
-        .collect()
+        .collect();
+    (items, keep_guard)
 }

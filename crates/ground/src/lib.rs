@@ -16,10 +16,17 @@
 //! BDDs or search.
 
 mod circuit;
+mod complete;
 mod cost;
 mod datalog;
+mod decompose;
 mod demand;
 mod ground;
+mod pattern;
+mod relax;
+mod rule;
+mod signals;
+mod simplify;
 mod terms;
 
 pub use circuit::{Block, Circuit, Gate, Lit};

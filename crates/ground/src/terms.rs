@@ -78,25 +78,25 @@ impl ChainHeads {
         (h ^ (h >> 32)) as u32
     }
 
+    /// The slot of `tag`: the one holding it, or else the empty one where it goes.
+    #[inline]
+    fn probe(&self, tag: u32) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = self.slot(tag);
+        while self.slots[i].1 != EMPTY && self.slots[i].0 != tag {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+
     /// The newest entry with hash `h`, if any.
     #[inline]
     pub fn get(&self, h: u64) -> Option<u32> {
         if self.len == 0 {
             return None;
         }
-        let tag = Self::tag(h);
-        let mask = self.slots.len() - 1;
-        let mut i = self.slot(tag);
-        loop {
-            let (t, e) = self.slots[i];
-            if e == EMPTY {
-                return None;
-            }
-            if t == tag {
-                return Some(e);
-            }
-            i = (i + 1) & mask;
-        }
+        let (_, e) = self.slots[self.probe(Self::tag(h))];
+        (e != EMPTY).then_some(e)
     }
 
     /// Makes `entry` the newest entry with hash `h`; returns the previous newest.
@@ -107,37 +107,25 @@ impl ChainHeads {
             self.grow();
         }
         let tag = Self::tag(h);
-        let mask = self.slots.len() - 1;
-        let mut i = self.slot(tag);
-        loop {
-            let (t, e) = self.slots[i];
-            if e == EMPTY {
-                self.slots[i] = (tag, entry);
-                self.len += 1;
-                return None;
-            }
-            if t == tag {
-                self.slots[i].1 = entry;
-                return Some(e);
-            }
-            i = (i + 1) & mask;
+        let i = self.probe(tag);
+        let (_, prev) = std::mem::replace(&mut self.slots[i], (tag, entry));
+        if prev == EMPTY {
+            self.len += 1;
+            return None;
         }
+        Some(prev)
     }
 
     fn grow(&mut self) {
         let bits = (self.bits + 1).max(4);
         let old = std::mem::replace(&mut self.slots, vec![(0, EMPTY); 1 << bits]);
         self.bits = bits;
-        let mask = self.slots.len() - 1;
         for (t, e) in old {
-            if e == EMPTY {
-                continue;
+            if e != EMPTY {
+                // tags are unique in the table: the probe ends at an empty slot
+                let i = self.probe(t);
+                self.slots[i] = (t, e);
             }
-            let mut i = self.slot(t);
-            while self.slots[i].1 != EMPTY {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = (t, e);
         }
     }
 }
@@ -154,6 +142,17 @@ pub(crate) struct TermId(pub u32);
 pub(crate) enum TermNode {
     Const(Sym),
     Func(Sym, Box<[TermId]>),
+}
+
+/// Calls `f` with a buffer of `n` term ids, kept on the stack when `n <= N`.
+#[inline]
+pub(crate) fn with_ids<const N: usize, R>(n: usize, f: impl FnOnce(&mut [TermId]) -> R) -> R {
+    let mut small = [TermId(0); N];
+    if n <= N {
+        f(&mut small[..n])
+    } else {
+        f(&mut vec![TermId(0); n])
+    }
 }
 
 /// Hash-consed store of ground terms.
@@ -215,13 +214,7 @@ impl TermStore {
 
     /// The id of the function term `f(args)`, interned if new (allocating only then).
     pub fn intern_func(&mut self, f: Sym, args: &[TermId]) -> TermId {
-        let mut h = FxHasher::default();
-        func_hash(&mut h, f, args);
-        let h = h.finish();
-        let found = self.find(
-            h,
-            |m| matches!(m, TermNode::Func(g, xs) if *g == f && **xs == *args),
-        );
+        let (h, found) = self.find_func(f, args);
         match found {
             Some(t) => t,
             None => self.push(h, TermNode::Func(f, args.into())),
@@ -230,12 +223,20 @@ impl TermStore {
 
     /// The id of the function term `f(args)` if it has been interned.
     pub fn lookup_func(&self, f: Sym, args: &[TermId]) -> Option<TermId> {
+        self.find_func(f, args).1
+    }
+
+    /// The hash of the function term `f(args)` and its id if it has been interned.
+    #[inline]
+    fn find_func(&self, f: Sym, args: &[TermId]) -> (u64, Option<TermId>) {
         let mut h = FxHasher::default();
         func_hash(&mut h, f, args);
-        self.find(
-            h.finish(),
+        let h = h.finish();
+        let found = self.find(
+            h,
             |m| matches!(m, TermNode::Func(g, xs) if *g == f && **xs == *args),
-        )
+        );
+        (h, found)
     }
 
     pub fn node(&self, t: TermId) -> &TermNode {
@@ -262,6 +263,11 @@ impl TermStore {
                 args.iter().map(|&a| self.to_ground(a, symbols)).collect(),
             ),
         }
+    }
+
+    /// `t` as written in GDL.
+    pub fn show(&self, t: TermId, symbols: &Symbols) -> String {
+        self.to_ground(t, symbols).to_string()
     }
 
     /// If `t` is a constant, its symbol.
