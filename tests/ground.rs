@@ -1,8 +1,8 @@
 //! Grounding results on small descriptions.
 
-use crate::ground_text;
 use symgame_explicit::Reasoner;
 use symgame_ground::{GroundTerm, Lit};
+use symgame_testkit::{check_text, ground_text};
 
 fn names(ts: &[GroundTerm]) -> Vec<String> {
     let mut v: Vec<String> = ts.iter().map(|t| t.to_string()).collect();
@@ -157,10 +157,7 @@ fn a_grounding_time_limit_is_a_located_resource_error() {
 (<= (next (s 2)) (does p go))
 (<= terminal (true (s 2)))
 (<= (goal p 100) (true (s 2)))";
-    let desc = symgame_gdl::check(
-        symgame_gdl::parse(symgame_gdl::Source::new("big.kif", text)).expect("parses"),
-    )
-    .expect("checks");
+    let desc = check_text("big.kif", text).expect("parses and checks");
     let opts = symgame_ground::GroundOptions {
         time_limit: Some(std::time::Duration::from_millis(100)),
         ..Default::default()
@@ -173,8 +170,7 @@ fn a_grounding_time_limit_is_a_located_resource_error() {
 
 /// Grounds `text` with the default options but demand restriction switched as given.
 fn ground_with_demand(text: &str, demand: bool) -> symgame_ground::GroundGame {
-    let src = symgame_gdl::Source::new("test.kif", text);
-    let desc = symgame_gdl::check(symgame_gdl::parse(src).expect("parses")).expect("checks");
+    let desc = check_text("test.kif", text).expect("parses and checks");
     let opts = symgame_ground::GroundOptions {
         demand,
         ..Default::default()

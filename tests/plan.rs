@@ -1,7 +1,8 @@
 //! `symgame plan` on the bundled single-player games against their fixtures (`best`,
 //! `plan_length`, `plan_cost`), and its output, errors and exit codes.
 
-use crate::{root, symgame};
+use crate::symgame;
+use symgame_testkit::expected_games;
 
 fn plan_json(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["plan", "--json"];
@@ -17,18 +18,8 @@ fn plan_json(args: &[&str]) -> serde_json::Value {
 #[test]
 fn bundled_single_player_games_have_their_fixture_plans() {
     let mut checked = Vec::new();
-    let mut files: Vec<_> = std::fs::read_dir(root().join("gdl"))
-        .expect("gdl/")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "expect"))
-        .collect();
-    files.sort();
-    for f in files {
-        let text = std::fs::read_to_string(&f).expect("readable fixture");
-        let get = |key: &str| -> Option<u64> {
-            text.lines()
-                .find_map(|l| l.strip_prefix(key)?.strip_prefix(' ')?.trim().parse().ok())
-        };
+    for (f, expect) in expected_games() {
+        let get = |key: &str| expect.number(key);
         let (Some(best), Some(length)) = (get("best"), get("plan_length")) else {
             continue;
         };
@@ -36,8 +27,7 @@ fn bundled_single_player_games_have_their_fixture_plans() {
             continue;
         }
         let cost = get("plan_cost").unwrap_or(length);
-        let game = f.with_extension("kif");
-        let game = game.to_str().expect("utf-8 path");
+        let game = f.to_str().expect("utf-8 path");
         let goal = best.to_string();
         for algo in ["bfs", "bidir", "dijkstra", "astar"] {
             // A small pattern budget keeps the 8-puzzle's automatic selection to a second.

@@ -1,17 +1,17 @@
 //! `symgame solve`: values, tables, solution files, limits and the games it must refuse.
 
-use crate::{root, symgame};
+use crate::symgame;
 use std::path::{Path, PathBuf};
 use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
+use symgame_testkit::{fresh_dir, load_game, root};
 
 /// A fresh directory under the target directory.
 fn scratch(name: &str) -> PathBuf {
-    let d = root()
-        .join("target/test-scratch")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    fresh_dir(
+        root()
+            .join("target/test-scratch")
+            .join(format!("{name}-{}", std::process::id())),
+    )
 }
 
 #[test]
@@ -73,7 +73,7 @@ fn solution_files_round_trip_and_reject_damage() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("solution written to"), "{out}");
     // The solver's encoding (compact: 19 bits for 29 fluents), two variables a bit.
-    let game = crate::ground_file(&root().join("gdl/tictactoe.kif"));
+    let game = load_game("tictactoe");
     let enc = symgame_symbolic::Encoding::with_options(&game, &Default::default());
     assert_eq!(enc.num_vars(), 38);
     let per = load_solution(&dir, enc.num_vars());

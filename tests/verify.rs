@@ -1,6 +1,7 @@
 //! `symgame verify`: the explicit solvers check the symbolic solution.
 
-use crate::{root, symgame};
+use crate::symgame;
+use symgame_testkit::root;
 
 /// `verify` passes on every bundled game (every state of the small ones, a sample of the
 /// bigger ones), with all four explicit algorithms on tic-tac-toe.

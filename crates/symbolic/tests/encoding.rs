@@ -1,55 +1,12 @@
 //! The compact encoding: proven mutex groups hold in every explicitly reachable state, the
 //! proof rejects groups that are not invariants, and states round-trip through the encoding.
 
-use std::collections::{HashSet, VecDeque};
-use std::path::PathBuf;
-
 use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
-use symgame_explicit::{Reasoner, State};
+use symgame_explicit::Reasoner;
 use symgame_ground::GroundGame;
-use symgame_symbolic::mutex::prove_groups;
-use symgame_symbolic::{Encoding, EncodingKind, Order, SymbolicGame, SymbolicOptions};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn load(name: &str) -> GroundGame {
-    let p = root().join("gdl").join(name);
-    symgame_ground::load(&p, &Default::default()).unwrap()
-}
-
-fn from_text(text: &str) -> GroundGame {
-    let desc = symgame_gdl::check(
-        symgame_gdl::parse(symgame_gdl::Source::new("inline.kif", text)).unwrap(),
-    )
-    .unwrap();
-    symgame_ground::ground(&desc, &Default::default()).unwrap()
-}
-
-/// All reachable states (terminal ones included, not expanded), at most `max`.
-fn reachable(game: &GroundGame, max: usize) -> Vec<State> {
-    let r = Reasoner::new(game);
-    let mut seen = HashSet::new();
-    let mut queue = VecDeque::new();
-    seen.insert(r.initial_state());
-    queue.push_back(r.initial_state());
-    let mut out = Vec::new();
-    while let Some(s) = queue.pop_front() {
-        out.push(s.clone());
-        assert!(out.len() <= max, "more than {max} states");
-        if r.is_terminal(&s) {
-            continue;
-        }
-        for j in r.joint_moves(&s) {
-            let t = r.next_state(&s, &j);
-            if seen.insert(t.clone()) {
-                queue.push_back(t);
-            }
-        }
-    }
-    out
-}
+use symgame_symbolic::mutex::{prove_groups, MutexProof};
+use symgame_symbolic::{Encoding, EncodingKind, FluentGroup, Order, SymbolicGame, SymbolicOptions};
+use symgame_testkit::{from_text, load_game as load, ExplicitGraph};
 
 fn names(game: &GroundGame, fluents: &[usize]) -> Vec<String> {
     fluents
@@ -58,13 +15,32 @@ fn names(game: &GroundGame, fluents: &[usize]) -> Vec<String> {
         .collect()
 }
 
+/// The index of the fluent printed as `text`.
+fn fluent(game: &GroundGame, text: &str) -> usize {
+    game.fluents
+        .iter()
+        .position(|f| f.to_string() == text)
+        .unwrap_or_else(|| panic!("no fluent {text}"))
+}
+
+/// The proven group (of the partition) that holds fluent `f`.
+fn group_of(proof: &MutexProof, f: usize) -> &FluentGroup {
+    proof
+        .groups
+        .iter()
+        .find(|g| g.fluents.contains(&f))
+        .unwrap()
+}
+
 /// Every proven group holds in every reachable state (at most one true, exactly one when
 /// claimed), and every state survives encode, decode, `state` and `pick_state`.
 fn check_sound(name: &str) -> usize {
     let game = load(name);
     let proof = prove_groups(&game);
     assert_eq!(proof.gave_up, None, "{name}");
-    let states = reachable(&game, 200_000);
+    // All reachable states (terminal ones included, not expanded), at most 200,000.
+    let states = ExplicitGraph::new(&Reasoner::new(&game)).states;
+    assert!(states.len() <= 200_000, "more than 200000 states");
     for g in &proof.groups {
         for s in &states {
             let on = g.fluents.iter().filter(|&&f| s.contains(f)).count();
@@ -190,25 +166,16 @@ const ACCUMULATE: &str = "
 fn accumulating_fluents_are_not_grouped() {
     let game = from_text(ACCUMULATE);
     let proof = prove_groups(&game);
-    let find = |t: &str| {
-        game.fluents
-            .iter()
-            .position(|f| f.to_string() == t)
-            .unwrap()
-    };
-    let mark_a = find("(mark a)");
-    let count0 = find("(count 0)");
-    let group_of = |f: usize| {
-        proof
-            .groups
-            .iter()
-            .find(|g| g.fluents.contains(&f))
-            .unwrap()
-    };
-    assert_eq!(group_of(mark_a).fluents.len(), 1, "marks accumulate");
+    let mark_a = fluent(&game, "(mark a)");
+    let count0 = fluent(&game, "(count 0)");
+    assert_eq!(
+        group_of(&proof, mark_a).fluents.len(),
+        1,
+        "marks accumulate"
+    );
     // The counter is a group; from (count 2), a terminal state, nothing follows, so it is
     // "exactly one" only thanks to the terminal cut.
-    let counter = group_of(count0);
+    let counter = group_of(&proof, count0);
     assert_eq!(counter.fluents.len(), 3);
     assert!(counter.exactly_one);
     // Encode and count: the compact encoding gives the same layers as the plain one.
@@ -235,7 +202,9 @@ fn accumulating_fluents_are_not_grouped() {
             v
         });
         // Two counter values at once: a state of the plain encoding, none of the compact one.
-        let two_counts = g.state(&[mark_a, count0, find("(count 1)")]).unwrap();
+        let two_counts = g
+            .state(&[mark_a, count0, fluent(&game, "(count 1)")])
+            .unwrap();
         assert_eq!(e.is_false(&two_counts), kind == EncodingKind::Compact);
     }
 }
@@ -263,18 +232,7 @@ const MUTUAL: &str = "
 fn exclusivity_that_depends_on_itself_is_proven() {
     let game = from_text(MUTUAL);
     let proof = prove_groups(&game);
-    let find = |t: &str| {
-        game.fluents
-            .iter()
-            .position(|f| f.to_string() == t)
-            .unwrap()
-    };
-    let red = find("(light red)");
-    let g = proof
-        .groups
-        .iter()
-        .find(|g| g.fluents.contains(&red))
-        .unwrap();
+    let g = group_of(&proof, fluent(&game, "(light red)"));
     assert_eq!(g.fluents.len(), 2, "{:?}", proof.groups);
     assert!(g.exactly_one);
 }
