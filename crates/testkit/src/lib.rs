@@ -57,9 +57,17 @@ pub fn game_from_env(var: &str, default: &str) -> PathBuf {
     std::env::var_os(var).map_or_else(|| gdl_path(default), PathBuf::from)
 }
 
-/// The corpus of public GGP games (`../shared/gdl-corpus` beside the repository), when present.
+/// Where the corpus of public GGP games is looked for: the directory named by the environment
+/// variable `SYMGAME_CORPUS` when it is set (e.g. from a git worktree), else
+/// `../shared/gdl-corpus` beside the repository.
+pub fn corpus_dir() -> PathBuf {
+    std::env::var_os("SYMGAME_CORPUS")
+        .map_or_else(|| root().join("../shared/gdl-corpus"), PathBuf::from)
+}
+
+/// The corpus of public GGP games ([`corpus_dir`]), when present.
 pub fn corpus() -> Option<PathBuf> {
-    let p = root().join("../shared/gdl-corpus");
+    let p = corpus_dir();
     p.is_dir().then_some(p)
 }
 
@@ -68,8 +76,8 @@ pub fn corpus() -> Option<PathBuf> {
 pub fn corpus_game(file: &str) -> PathBuf {
     let corpus = corpus().unwrap_or_else(|| {
         panic!(
-            "this test needs the GGP corpus at {}",
-            root().join("../shared/gdl-corpus").display()
+            "this test needs the GGP corpus at {} (or SYMGAME_CORPUS=DIR)",
+            corpus_dir().display()
         )
     });
     corpus.join(file)
