@@ -4,23 +4,25 @@ use symgame_prove::{
     Unsupported,
 };
 
+/// `algo` refuses the question "can `role` force at least `value` from `root`?".
+fn refusal<M: GameModel>(
+    game: &M,
+    root: &M::State,
+    role: usize,
+    value: u8,
+    algo: Algo,
+) -> Unsupported {
+    let question = AtLeast { role, value };
+    prove(game, root, &question, algo, &Config::default()).expect_err("an unsupported game")
+}
+
 #[test]
 fn simultaneous_moves_are_unsupported() {
     for delay in [0, 3] {
         let game = Pennies { delay };
         let root = game.initial_state();
         for algo in Algo::ALL {
-            let err = prove(
-                &game,
-                &root,
-                &AtLeast {
-                    role: 0,
-                    value: 100,
-                },
-                algo,
-                &Config::default(),
-            )
-            .unwrap_err();
+            let err = refusal(&game, &root, 0, 100, algo);
             assert!(
                 matches!(err, Unsupported::Simultaneous { .. }),
                 "{algo}: {err}"
@@ -41,14 +43,7 @@ fn simultaneous_moves_are_unsupported() {
 fn three_roles_are_unsupported() {
     let game = ThreeRoles;
     for algo in Algo::ALL {
-        let err = prove(
-            &game,
-            &0,
-            &AtLeast { role: 0, value: 50 },
-            algo,
-            &Config::default(),
-        )
-        .unwrap_err();
+        let err = refusal(&game, &0, 0, 50, algo);
         assert_eq!(err, Unsupported::Roles { count: 3 }, "{algo}");
     }
     assert_eq!(
@@ -66,14 +61,7 @@ fn unknown_role_is_rejected() {
         roles: 1,
     };
     for algo in Algo::ALL {
-        let err = prove(
-            &game,
-            &0,
-            &AtLeast { role: 1, value: 50 },
-            algo,
-            &Config::default(),
-        )
-        .unwrap_err();
+        let err = refusal(&game, &0, 1, 50, algo);
         assert_eq!(
             err,
             Unsupported::UnknownRole { role: 1, count: 1 },
