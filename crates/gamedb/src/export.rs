@@ -314,6 +314,12 @@ fn write_solution<E: BddEngine>(
     Ok((w.finish()?, layers))
 }
 
+/// A solution's layer files: (BFS depth, or `None` for the whole set; file name).
+type LayerFiles = Vec<(Option<u32>, String)>;
+
+/// The database's value dictionary: (solver outcome, distance) pairs, sorted.
+type Dictionary = Vec<(u32, Option<u32>)>;
+
 /// An error in the solution directory `dir`.
 fn bad_solution(dir: &Path, message: String) -> Error {
     Error::new(ErrorKind::Solution, format!("{}: {message}", dir.display()))
@@ -325,7 +331,7 @@ fn solution_files(
     dir: &Path,
     manifest: &Manifest,
     fp: &str,
-) -> Result<(Vec<(Option<u32>, String)>, Layering)> {
+) -> Result<(LayerFiles, Layering)> {
     if manifest.fingerprint != fp {
         return Err(bad_solution(
             dir,
@@ -368,9 +374,9 @@ fn value_dictionary(
     dir: &Path,
     stats: &SolveStats,
     files: &[(Option<u32>, String)],
-) -> Result<(Vec<(u32, Option<u32>)>, Vec<Outcome>)> {
+) -> Result<(Dictionary, Vec<Outcome>)> {
     let distance = stats.kind == GameKind::SinglePlayer;
-    let pairs: Vec<(u32, Option<u32>)> = if distance {
+    let pairs: Dictionary = if distance {
         let mut set = BTreeSet::new();
         for (_, name) in files {
             for c in read_stored(&dir.join(name))?.classes {
