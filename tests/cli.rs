@@ -1,6 +1,6 @@
 //! The `symgame` binary: output, exit codes and error messages.
 
-use crate::symgame;
+use crate::{line_starting, symgame, symgame_line};
 
 #[test]
 fn info_prints_sizes_and_json() {
@@ -45,22 +45,11 @@ fn a_state_limit_exits_3_and_keeps_the_finished_layers() {
 #[test]
 fn prove_answers_after_moves_and_rejects_illegal_ones() {
     // x in the centre, o on an edge: x wins
-    let (code, out, err) = symgame(&[
-        "prove",
-        "--algo",
-        "dfpn",
-        "--moves",
-        "(mark 2 2) (mark 1 2)",
-        "gdl/tictactoe.kif",
-    ]);
+    let (code, out, err) =
+        symgame_line("prove --algo dfpn --moves '(mark 2 2) (mark 1 2)' gdl/tictactoe.kif");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("xplayer    value 100"), "{out}");
-    let (code, _, err) = symgame(&[
-        "prove",
-        "--moves",
-        "(mark 2 2) (mark 2 2)",
-        "gdl/tictactoe.kif",
-    ]);
+    let (code, _, err) = symgame_line("prove --moves '(mark 2 2) (mark 2 2)' gdl/tictactoe.kif");
     assert_eq!(code, 2);
     assert!(err.contains("move 2"), "{err}");
 }
@@ -70,10 +59,7 @@ fn reach_counts_tictactoe_symbolically_on_both_engines() {
     for backend in ["biodivine", "oxidd"] {
         let (code, out, err) = symgame(&["reach", "--backend", backend, "gdl/tictactoe.kif"]);
         assert_eq!(code, 0, "{err}");
-        let total = out
-            .lines()
-            .find(|l| l.starts_with("total"))
-            .expect("a total line");
+        let total = line_starting(&out, "total");
         assert!(
             total.contains(" 5478 ") && total.contains(" 958 "),
             "{total}"

@@ -1,7 +1,7 @@
 //! Explicit exploration against the expected figures in `gdl/*.expect`.
 
 use symgame_explicit::{explore, Limits, Reasoner};
-use symgame_testkit::{corpus_game, expected_games, gdl_path, load, Expect};
+use symgame_testkit::{bound_from_env, corpus_game, expected_games, gdl_path, load, Expect};
 
 /// The `layers`, `states` and `terminal` lines of an expectation file.
 struct Figures {
@@ -62,10 +62,7 @@ fn corpus_tictactoe_has_5478_states() {
 /// `SYMGAME_EXPLORE_MAX` states, default 200,000) explores to the expected counts.
 #[test]
 fn bundled_games_explore_to_their_expected_counts() {
-    let max: u64 = std::env::var("SYMGAME_EXPLORE_MAX")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(200_000);
+    let max = bound_from_env("SYMGAME_EXPLORE_MAX", 200_000);
     let mut checked = 0;
     for (path, expect) in expected_games() {
         let e = Figures::of(&expect);

@@ -226,13 +226,7 @@ fn solution_directories_and_engines_give_the_same_file() {
 
     // A solution of another game, and an incomplete one, are refused.
     let nim = game("nim_1_2_3");
-    let err = export(
-        &nim,
-        &d.join("nim.db"),
-        &opts_with(&sol, "nim_1_2_3"),
-        |_| {},
-    )
-    .unwrap_err();
+    let err = refused_export(&nim, &d.join("nim.db"), &sol, "nim_1_2_3");
     assert_eq!(err.kind(), &ErrorKind::Solution);
     assert!(err.message().contains("another game"), "{err}");
     let partial = d.join("partial");
@@ -251,23 +245,25 @@ fn solution_directories_and_engines_give_the_same_file() {
         .stats
         .stopped
         .is_some());
-    let err = export(
-        &g,
-        &d.join("p.db"),
-        &opts_with(&partial, "tictactoe"),
-        |_| {},
-    )
-    .unwrap_err();
+    let err = refused_export(&g, &d.join("p.db"), &partial, "tictactoe");
     assert_eq!(err.kind(), &ErrorKind::Solution);
     assert!(err.message().contains("incomplete"), "{err}");
     assert!(!d.join("nim.db").exists() && !d.join("p.db").exists());
 }
 
-fn opts_with(solution: &Path, name: &str) -> ExportOptions {
-    ExportOptions {
+/// Exports `game` (named `name`) from the solution directory `solution` to `out`, which must
+/// be refused; returns the error.
+fn refused_export(
+    game: &GroundGame,
+    out: &Path,
+    solution: &Path,
+    name: &str,
+) -> symgame_gamedb::Error {
+    let opts = ExportOptions {
         solution: Some(solution.to_path_buf()),
         ..options(name)
-    }
+    };
+    export(game, out, &opts, |_| {}).expect_err("a refused solution")
 }
 
 /// A limit stops the solver: no file, and the stop reason is reported.

@@ -178,6 +178,21 @@ fn ground_with_demand(text: &str, demand: bool) -> symgame_ground::GroundGame {
     symgame_ground::ground(&desc, &opts).expect("grounds")
 }
 
+/// The legal moves of role 0 in `s`, printed and sorted.
+fn legal_names(
+    g: &symgame_ground::GroundGame,
+    r: &Reasoner,
+    s: &symgame_explicit::State,
+) -> Vec<String> {
+    let mut v: Vec<String> = r
+        .legal_moves(s, 0)
+        .iter()
+        .map(|&m| g.roles[0].moves[m].to_string())
+        .collect();
+    v.sort();
+    v
+}
+
 /// Layer sizes, terminal counts and the goals of every reachable state, in a canonical form.
 fn behaviour(g: &symgame_ground::GroundGame) -> (Vec<(u64, u64)>, Vec<String>) {
     let r = Reasoner::new(g);
@@ -191,12 +206,7 @@ fn behaviour(g: &symgame_ground::GroundGame) -> (Vec<(u64, u64)>, Vec<String>) {
         for s in &layer {
             let mut fl: Vec<String> = s.fluents().map(|f| g.fluents[f].to_string()).collect();
             fl.sort();
-            let mut legal: Vec<String> = r
-                .legal_moves(s, 0)
-                .iter()
-                .map(|&m| g.roles[0].moves[m].to_string())
-                .collect();
-            legal.sort();
+            let legal = legal_names(g, &r, s);
             let line = format!("{fl:?} {legal:?} {:?} {}", r.goal(s, 0), r.is_terminal(s));
             if seen.insert(line) && !r.is_terminal(s) {
                 for j in r.joint_moves(s) {
@@ -285,15 +295,7 @@ fn demand_restriction_keeps_negated_dynamic_relations_complete() {
     };
     // at 2 the wall at 3 blocks `right` until it is smashed
     let s2 = r.next_state(&r.initial_state(), &[mv("jump")]);
-    let names_at = |s: &symgame_explicit::State| -> Vec<String> {
-        let mut v: Vec<String> = r
-            .legal_moves(s, 0)
-            .iter()
-            .map(|&m| restricted.roles[0].moves[m].to_string())
-            .collect();
-        v.sort();
-        v
-    };
+    let names_at = |s: &symgame_explicit::State| legal_names(&restricted, &r, s);
     assert_eq!(names_at(&s2), ["jump", "smash"]);
     let s2b = r.next_state(&s2, &[mv("smash")]);
     assert_eq!(names_at(&s2b), ["jump", "right"]);

@@ -1,7 +1,7 @@
 //! `symgame plan` on the bundled single-player games against their fixtures (`best`,
 //! `plan_length`, `plan_cost`), and its output, errors and exit codes.
 
-use crate::symgame;
+use crate::{symgame, symgame_line};
 use symgame_testkit::expected_games;
 
 fn plan_json(args: &[&str]) -> serde_json::Value {
@@ -108,36 +108,22 @@ fn plan_json_has_layers_and_heuristic() {
 #[test]
 fn plan_errors_and_limits_have_their_exit_codes() {
     // Several roles without --role: an input error naming them.
-    let (code, _, err) = symgame(&["plan", "gdl/tictactoe.kif"]);
+    let (code, _, err) = symgame_line("plan gdl/tictactoe.kif");
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("xplayer, oplayer"), "{err}");
-    let (code, out, err) = symgame(&[
-        "plan",
-        "--role",
-        "xplayer",
-        "--algo",
-        "bfs",
-        "gdl/tictactoe.kif",
-    ]);
+    let (code, out, err) = symgame_line("plan --role xplayer --algo bfs gdl/tictactoe.kif");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("xplayer (mark"), "{out}");
     // A pattern that matches nothing.
-    let (code, _, err) = symgame(&["plan", "--pattern", "(nothing ?x)", "gdl/hanoi_3.kif"]);
+    let (code, _, err) = symgame_line("plan --pattern '(nothing ?x)' gdl/hanoi_3.kif");
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("matches no fluent"), "{err}");
     // A time limit stops the search: exit code 3 with the reason.
-    let (code, _, err) = symgame(&[
-        "plan",
-        "--algo",
-        "bfs",
-        "--time-limit",
-        "0",
-        "gdl/hanoi_5.kif",
-    ]);
+    let (code, _, err) = symgame_line("plan --algo bfs --time-limit 0 gdl/hanoi_5.kif");
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("time limit"), "{err}");
     // An unreachable goal is an answer, not an error.
-    let (code, out, err) = symgame(&["plan", "--goal", "50", "gdl/hanoi_3.kif"]);
+    let (code, out, err) = symgame_line("plan --goal 50 gdl/hanoi_3.kif");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("plan        none"), "{out}");
 }

@@ -2,7 +2,7 @@
 
 use symgame_explicit::Reasoner;
 use symgame_prove::{solve_value, Algo, Config, ValueOutcome};
-use symgame_testkit::{expected_games, gdl_path, load};
+use symgame_testkit::{bound_from_env, expected_games, gdl_path, load};
 
 fn value(r: &Reasoner, role: usize, algo: Algo) -> u8 {
     let v = solve_value(r, &r.initial_state(), role, algo, &Config::default()).expect("supported");
@@ -26,10 +26,7 @@ fn tictactoe_is_a_draw_by_every_algorithm() {
 /// `SYMGAME_PROVE_MAX` states (default 200,000): df-pn and alpha-beta find those values.
 #[test]
 fn bundled_games_have_their_oracle_values() {
-    let max: u64 = std::env::var("SYMGAME_PROVE_MAX")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(200_000);
+    let max = bound_from_env("SYMGAME_PROVE_MAX", 200_000);
     let mut checked = 0;
     for (path, expect) in expected_games() {
         let states = expect.number("states").unwrap_or(u64::MAX);

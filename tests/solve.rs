@@ -1,6 +1,6 @@
 //! `symgame solve`: values, tables, solution files, limits and the games it must refuse.
 
-use crate::symgame;
+use crate::{line_starting, symgame, symgame_line};
 use std::path::{Path, PathBuf};
 use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
 use symgame_testkit::{fresh_dir, load_game, root};
@@ -23,7 +23,7 @@ fn tictactoe_is_a_draw_with_the_table_and_json() {
         "{out}"
     );
     assert!(out.contains("solved layer by layer"), "{out}");
-    let total = out.lines().find(|l| l.starts_with("total")).unwrap();
+    let total = line_starting(&out, "total");
     let nums: Vec<&str> = total.split_whitespace().collect();
     assert_eq!(nums, ["total", "5478", "2936", "1068", "1474"], "{total}");
     let (code, out, _) = symgame(&["solve", "--json", "--layered", "never", "gdl/tictactoe.kif"]);
@@ -124,28 +124,18 @@ fn a_time_limit_exits_3_and_marks_the_solution_incomplete() {
     let dir = scratch("c4-limit");
     let d = dir.to_str().unwrap();
     // A node limit stops the search itself (deterministically, after the set-up).
-    let (code, _, err) = symgame(&[
-        "solve",
-        "--node-limit",
-        "2000",
-        "--out",
-        d,
-        "gdl/connect4_4x4.kif",
-    ]);
+    let (code, _, err) = symgame_line(&format!(
+        "solve --node-limit 2000 --out {d} gdl/connect4_4x4.kif"
+    ));
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("node limit"), "{err}");
     let m = symgame_symbolic::read_manifest(&dir).unwrap();
     assert!(!m.complete);
     let _ = std::fs::remove_dir_all(&dir);
     // A time limit that ends during the set-up: the limit's exit code, and no solution files.
-    let (code, _, err) = symgame(&[
-        "solve",
-        "--time-limit",
-        "0",
-        "--out",
-        d,
-        "gdl/connect4_4x4.kif",
-    ]);
+    let (code, _, err) = symgame_line(&format!(
+        "solve --time-limit 0 --out {d} gdl/connect4_4x4.kif"
+    ));
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("time limit reached"), "{err}");
     assert!(symgame_symbolic::read_manifest(&dir).is_err(), "{err}");

@@ -26,3 +26,26 @@ pub fn symgame(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// [`symgame`] with its arguments written as a command line: words split at spaces, a
+/// 'single-quoted' part (a move list, a pattern) kept as one argument.
+pub fn symgame_line(line: &str) -> (i32, String, String) {
+    let mut args = Vec::new();
+    let mut rest = line.trim();
+    while !rest.is_empty() {
+        let (arg, tail) = match rest.strip_prefix('\'') {
+            Some(quoted) => quoted.split_once('\'').expect("a closing quote"),
+            None => rest.split_once(' ').unwrap_or((rest, "")),
+        };
+        args.push(arg);
+        rest = tail.trim_start();
+    }
+    symgame(&args)
+}
+
+/// The first line of `text` that starts with `prefix`; panics showing `text` when none does.
+pub fn line_starting<'a>(text: &'a str, prefix: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no line starts with {prefix:?}: {text}"))
+}

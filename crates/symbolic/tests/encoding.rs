@@ -6,7 +6,7 @@ use symgame_explicit::Reasoner;
 use symgame_ground::GroundGame;
 use symgame_symbolic::mutex::{prove_groups, MutexProof};
 use symgame_symbolic::{Encoding, EncodingKind, FluentGroup, Order, SymbolicGame, SymbolicOptions};
-use symgame_testkit::{from_text, load_game as load, ExplicitGraph};
+use symgame_testkit::{load, load_game, root, ExplicitGraph};
 
 fn names(game: &GroundGame, fluents: &[usize]) -> Vec<String> {
     fluents
@@ -35,7 +35,7 @@ fn group_of(proof: &MutexProof, f: usize) -> &FluentGroup {
 /// Every proven group holds in every reachable state (at most one true, exactly one when
 /// claimed), and every state survives encode, decode, `state` and `pick_state`.
 fn check_sound(name: &str) -> usize {
-    let game = load(name);
+    let game = load_game(name);
     let proof = prove_groups(&game);
     assert_eq!(proof.gave_up, None, "{name}");
     // All reachable states (terminal ones included, not expanded), at most 200,000.
@@ -92,7 +92,7 @@ fn proven_groups_hold_in_every_reachable_state() {
 
 #[test]
 fn tictactoe_groups_are_cells_and_control() {
-    let game = load("tictactoe.kif");
+    let game = load_game("tictactoe");
     let proof = prove_groups(&game);
     let mut groups: Vec<(Vec<String>, bool)> = proof
         .groups
@@ -128,7 +128,7 @@ fn tictactoe_groups_are_cells_and_control() {
 
 #[test]
 fn connect_four_cells_are_at_most_one_and_control_exactly_one() {
-    let game = load("connect4_4x4.kif");
+    let game = load_game("connect4_4x4");
     let proof = prove_groups(&game);
     for g in proof.groups.iter().filter(|g| g.fluents.len() > 1) {
         let n = names(&game, &g.fluents);
@@ -146,25 +146,11 @@ fn connect_four_cells_are_at_most_one_and_control_exactly_one() {
         .starts_with("(control"));
 }
 
-/// A game where `(mark ?)` fluents look like a group by their names but accumulate.
-const ACCUMULATE: &str = "
-(role p)
-(init (mark a))
-(init (count 0))
-(<= (legal p (add ?x)) (letter ?x))
-(letter a) (letter b) (letter c)
-(<= (next (mark ?x)) (does p (add ?x)))
-(<= (next (mark ?x)) (true (mark ?x)))
-(<= (next (count 1)) (true (count 0)))
-(<= (next (count 2)) (true (count 1)))
-(<= terminal (true (count 2)))
-(<= (goal p 100) (true (mark c)))
-(<= (goal p 0) (not (true (mark c))))
-";
-
+/// `(mark ?)` fluents look like a group by their names but accumulate
+/// (`tests/games/accumulating_marks.kif`).
 #[test]
 fn accumulating_fluents_are_not_grouped() {
-    let game = from_text(ACCUMULATE);
+    let game = load(&root().join("tests/games/accumulating_marks.kif"));
     let proof = prove_groups(&game);
     let mark_a = fluent(&game, "(mark a)");
     let count0 = fluent(&game, "(count 0)");
@@ -209,28 +195,11 @@ fn accumulating_fluents_are_not_grouped() {
     }
 }
 
-/// Two fluents that are exclusive only because each guards the other: a round of the proof
-/// that assumed nothing would reject both; the fixpoint keeps them.
-const MUTUAL: &str = "
-(role p)
-(init (light red))
-(init (time 0))
-(<= (legal p flip) (true (light ?x)))
-(<= (next (light green)) (true (light red)) (not (true (light green))))
-(<= (next (light red)) (true (light green)) (not (true (light red))))
-(<= (next (light red)) (true (light red)) (true (light green)))
-(<= (next (light green)) (true (light red)) (true (light green)))
-(<= (next (time 1)) (true (time 0)))
-(<= (next (time 2)) (true (time 1)))
-(<= (next (time 3)) (true (time 2)))
-(<= terminal (true (time 3)))
-(<= (goal p 100) (true (light red)))
-(<= (goal p 0) (not (true (light red))))
-";
-
+/// Two fluents exclusive only because each guards the other (`tests/games/mutual_lights.kif`):
+/// a round of the proof that assumed nothing would reject both; the fixpoint keeps them.
 #[test]
 fn exclusivity_that_depends_on_itself_is_proven() {
-    let game = from_text(MUTUAL);
+    let game = load(&root().join("tests/games/mutual_lights.kif"));
     let proof = prove_groups(&game);
     let g = group_of(&proof, fluent(&game, "(light red)"));
     assert_eq!(g.fluents.len(), 2, "{:?}", proof.groups);

@@ -10,8 +10,8 @@ use symgame_explicit::Reasoner;
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
     build_heuristic, goal_states, parse_pattern, pattern_order, plan_with_backend, Algorithm,
-    Costs, Encoding, EncodingKind, Limits, Order, PatternChoice, PlanOptions, StopReason,
-    SymbolicGame, SymbolicOptions,
+    Costs, Encoding, EncodingKind, Limits, Order, PatternChoice, PlanError, PlanOptions,
+    PlanOutcome, StopReason, SymbolicGame, SymbolicOptions,
 };
 use symgame_testkit::{load_game as load, Expect, ExplicitGraph};
 
@@ -189,39 +189,27 @@ const HARD: &[&[u8]] = &[&[0, 1, 2, 3, 4], &[0, 5, 6, 7, 8]];
 /// Smaller databases for the easy instance (cheaper to build).
 const EASY: &[&[u8]] = &[&[0, 1, 2], &[0, 3, 4]];
 
+/// The 8-puzzle instance `name`: `algos`, each with the pattern databases over the tile lists
+/// `specs`, find a plan of `length` moves.
+fn check_eight_puzzle(name: &str, specs: &[&[u8]], algos: &[Algorithm], length: usize) {
+    let game = load(name);
+    assert_eq!(expected(name, "plan_length"), Some(length as u64));
+    for &algo in algos {
+        let patterns = eight_puzzle_patterns(&game, specs);
+        let (moves, cost) = plan_and_replay(name, &game, algo, patterns, Backend::Biodivine);
+        assert_eq!((moves, cost), (length, length as u64), "{algo}");
+    }
+}
+
 #[test]
 fn eight_puzzle_easy_plans_have_8_moves_with_every_algorithm() {
-    let name = "eight_puzzle_easy.kif";
-    let game = load(name);
-    assert_eq!(expected(name, "plan_length"), Some(8));
-    for algo in Algorithm::ALL {
-        let (moves, cost) = plan_and_replay(
-            name,
-            &game,
-            algo,
-            eight_puzzle_patterns(&game, EASY),
-            Backend::Biodivine,
-        );
-        assert_eq!((moves, cost), (8, 8), "{algo}");
-    }
+    check_eight_puzzle("eight_puzzle_easy.kif", EASY, &Algorithm::ALL, 8);
 }
 
 /// The hard 8-puzzle instance: `algos`, each with the two classic pattern databases, find a
 /// plan of 31 moves.
 fn check_eight_puzzle_31(algos: &[Algorithm]) {
-    let name = "eight_puzzle.kif";
-    let game = load(name);
-    assert_eq!(expected(name, "plan_length"), Some(31));
-    for &algo in algos {
-        let (moves, cost) = plan_and_replay(
-            name,
-            &game,
-            algo,
-            eight_puzzle_patterns(&game, HARD),
-            Backend::Biodivine,
-        );
-        assert_eq!((moves, cost), (31, 31), "{algo}");
-    }
+    check_eight_puzzle("eight_puzzle.kif", HARD, algos, 31);
 }
 
 /// A* with two pattern databases takes seconds.
@@ -351,46 +339,49 @@ fn pattern_databases_never_overestimate() {
     }
 }
 
+/// Plans on biodivine with the default encoding.
+fn plan(game: &GroundGame, opts: PlanOptions, limits: Limits) -> Result<PlanOutcome, PlanError> {
+    let (config, sym) = (EngineConfig::small(), SymbolicOptions::default());
+    plan_with_backend(
+        game,
+        Backend::Biodivine,
+        &config,
+        &sym,
+        &opts,
+        &limits,
+        |_| {},
+    )
+}
+
+/// [`PlanOptions`] with `algorithm`, the rest default.
+fn with_algorithm(algorithm: Algorithm) -> PlanOptions {
+    PlanOptions {
+        algorithm,
+        ..PlanOptions::default()
+    }
+}
+
 #[test]
 fn limits_stop_planning_with_a_reason() {
     let game = load("hanoi_5.kif");
     for algo in Algorithm::ALL {
         let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
-        let out = plan_with_backend(
-            &game,
-            Backend::Biodivine,
-            &EngineConfig::small(),
-            &SymbolicOptions::default(),
-            &PlanOptions {
-                algorithm: algo,
-                ..PlanOptions::default()
-            },
-            &Limits {
-                cancel: Some(cancel),
-                ..Default::default()
-            },
-            |_| {},
-        )
-        .unwrap();
+        let cancelled = Limits {
+            cancel: Some(cancel),
+            ..Default::default()
+        };
+        let out = plan(&game, with_algorithm(algo), cancelled).unwrap();
         assert_eq!(out.stats.stopped, Some(StopReason::Cancelled), "{algo}");
         assert!(out.plan.is_none());
-        let out = plan_with_backend(
-            &game,
-            Backend::Biodivine,
-            &EngineConfig::small(),
-            &SymbolicOptions::default(),
-            &PlanOptions {
-                algorithm: algo,
-                patterns: PatternChoice::Given(vec![]),
-                ..PlanOptions::default()
-            },
-            &Limits {
-                max_nodes: Some(30),
-                ..Default::default()
-            },
-            |_| {},
-        )
-        .unwrap();
+        let opts = PlanOptions {
+            patterns: PatternChoice::Given(vec![]),
+            ..with_algorithm(algo)
+        };
+        let few_nodes = Limits {
+            max_nodes: Some(30),
+            ..Default::default()
+        };
+        let out = plan(&game, opts, few_nodes).unwrap();
         assert_eq!(out.stats.stopped, Some(StopReason::NodeLimit), "{algo}");
     }
 }
@@ -398,32 +389,14 @@ fn limits_stop_planning_with_a_reason() {
 #[test]
 fn several_roles_need_a_chosen_role() {
     let game = load("tictactoe.kif");
-    let err = plan_with_backend(
-        &game,
-        Backend::Biodivine,
-        &EngineConfig::small(),
-        &SymbolicOptions::default(),
-        &PlanOptions::default(),
-        &limits(),
-        |_| {},
-    )
-    .unwrap_err();
+    let err = plan(&game, PlanOptions::default(), limits()).unwrap_err();
     assert!(err.to_string().contains("2 roles"), "{err}");
     // With a role, all roles cooperate: x completes a line after 5 plies.
-    let out = plan_with_backend(
-        &game,
-        Backend::Biodivine,
-        &EngineConfig::small(),
-        &SymbolicOptions::default(),
-        &PlanOptions {
-            algorithm: Algorithm::Dijkstra,
-            role: Some(0),
-            ..PlanOptions::default()
-        },
-        &limits(),
-        |_| {},
-    )
-    .unwrap();
+    let opts = PlanOptions {
+        role: Some(0),
+        ..with_algorithm(Algorithm::Dijkstra)
+    };
+    let out = plan(&game, opts, limits()).unwrap();
     let plan = out.plan.expect("a plan");
     assert_eq!(plan.moves.len(), 5);
     // Each joint move costs the sum of both roles' moves (the noop included).
@@ -434,20 +407,11 @@ fn several_roles_need_a_chosen_role() {
 fn an_unreachable_goal_gives_no_plan() {
     let game = load("hanoi_3.kif");
     for algo in Algorithm::ALL {
-        let out = plan_with_backend(
-            &game,
-            Backend::Biodivine,
-            &EngineConfig::small(),
-            &SymbolicOptions::default(),
-            &PlanOptions {
-                algorithm: algo,
-                goal: 50,
-                ..PlanOptions::default()
-            },
-            &limits(),
-            |_| {},
-        )
-        .unwrap();
+        let opts = PlanOptions {
+            goal: 50,
+            ..with_algorithm(algo)
+        };
+        let out = plan(&game, opts, limits()).unwrap();
         assert_eq!(out.stats.stopped, None, "{algo}");
         assert!(out.plan.is_none(), "{algo}");
     }

@@ -14,16 +14,20 @@ use symgame_symbolic::{
 };
 use symgame_testkit::{corpus_game, load, load_game, root, Expect, ExplicitGraph};
 
+/// Counts the reachable layers of `game` on `backend` (small engine configuration) within
+/// `limits`.
+fn reach_within(
+    game: &GroundGame,
+    backend: Backend,
+    opts: &SymbolicOptions,
+    limits: &Limits,
+) -> ReachStats {
+    let config = EngineConfig::small();
+    reach_with_backend(game, backend, &config, opts, limits, |_| {}).unwrap()
+}
+
 fn symbolic_layers(game: &GroundGame, backend: Backend, opts: &SymbolicOptions) -> ReachStats {
-    let stats = reach_with_backend(
-        game,
-        backend,
-        &EngineConfig::small(),
-        opts,
-        &Limits::default(),
-        |_| {},
-    )
-    .unwrap();
+    let stats = reach_within(game, backend, opts, &Limits::default());
     assert_eq!(stats.stopped, None);
     stats
 }
@@ -377,34 +381,21 @@ fn bidirectional_search_finds_shortest_paths() {
 #[test]
 fn limits_stop_cleanly_and_keep_layers() {
     let game = load_game("tictactoe");
-    let stats = reach_with_backend(
-        &game,
-        Backend::Biodivine,
-        &EngineConfig::small(),
-        &SymbolicOptions::default(),
-        &Limits {
-            max_nodes: Some(200),
-            ..Default::default()
-        },
-        |_| {},
-    )
-    .unwrap();
+    let opts = SymbolicOptions::default();
+    let few_nodes = Limits {
+        max_nodes: Some(200),
+        ..Default::default()
+    };
+    let stats = reach_within(&game, Backend::Biodivine, &opts, &few_nodes);
     assert_eq!(stats.stopped, Some(symgame_symbolic::StopReason::NodeLimit));
     assert!(!stats.layers.is_empty() && stats.layers.len() < 10);
     assert_eq!(stats.layers[0].states, BigUint::from(1u32));
     let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
-    let stats = reach_with_backend(
-        &game,
-        Backend::Oxidd,
-        &EngineConfig::small(),
-        &SymbolicOptions::default(),
-        &Limits {
-            cancel: Some(cancel),
-            ..Default::default()
-        },
-        |_| {},
-    )
-    .unwrap();
+    let cancelled = Limits {
+        cancel: Some(cancel),
+        ..Default::default()
+    };
+    let stats = reach_within(&game, Backend::Oxidd, &opts, &cancelled);
     assert_eq!(stats.stopped, Some(symgame_symbolic::StopReason::Cancelled));
     assert!(stats.layers.is_empty());
 }

@@ -51,6 +51,15 @@ pub fn expected_games() -> Vec<(PathBuf, Expect)> {
         .collect()
 }
 
+/// A bound (such as a number of states) read from the environment variable `var`, or
+/// `default` when it is unset or not a number.
+pub fn bound_from_env(var: &str, default: u64) -> u64 {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// The game file a bench or example measures: the path in the environment variable `var` when
 /// it is set, else the fixture game `default` in `gdl/`.
 pub fn game_from_env(var: &str, default: &str) -> PathBuf {
