@@ -8,13 +8,12 @@ usage: scripts/conformance.py [--bin target/release/symgame] [--seconds 10] [--g
 Exit status: 0 when every game either grounds or ends with a located error (no crash, no
 timeout, no out-of-memory) and at least --min-ok games ground; 1 otherwise.
 """
-import argparse
 import json
 import os
 import re
 import sys
 
-from corpus_common import first_line, games as kif_games, run, write_atomically
+from corpus_common import arguments, first_line, games as kif_games, run, write_atomically
 
 LOCATED = re.compile(r"^(error|stopped): .+?:\d+:\d+: ")
 
@@ -37,12 +36,8 @@ def run_one(binary, path, seconds, gib):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("dir")
-    ap.add_argument("--bin", default="target/release/symgame")
+    ap = arguments(gib=4)
     ap.add_argument("--seconds", type=float, default=10)
-    ap.add_argument("--gib", type=int, default=4)
-    ap.add_argument("--out", default=None)
     ap.add_argument("--min-ok", type=int, default=0)
     a = ap.parse_args()
     games = kif_games(a.dir)

@@ -1,10 +1,22 @@
 """What the corpus scripts (conformance.py, reach_check.py, verify_corpus.py) share: the games
 of a directory, running one symgame command in its own process under a time and an
 address-space limit, and writing a result file atomically."""
+import argparse
 import os
 import resource
 import subprocess
 import time
+
+
+def arguments(gib):
+    """The options every corpus script takes: the corpus directory, --bin, --gib (default
+    `gib`) and --out; a script adds its own."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--bin", default="target/release/symgame")
+    ap.add_argument("--gib", type=int, default=gib, help="address-space limit per process")
+    ap.add_argument("--out", default=None, help="the Markdown report (default: stdout)")
+    return ap
 
 
 def limit(gib):

@@ -13,13 +13,12 @@ usage: scripts/reach_check.py [--bin target/release/symgame] [--state-limit 1000
 
 Exit status: 0 when no game has different counts (a disagreement is a bug), 1 otherwise.
 """
-import argparse
 import json
 import os
 import sys
 
 import corpus_common
-from corpus_common import games as kif_games, write_atomically
+from corpus_common import arguments, games as kif_games, write_atomically
 
 CONFIGS = [
     ("oxidd/compact", ["--backend", "oxidd", "--encoding", "compact", "--threads", "1"]),
@@ -139,14 +138,10 @@ def table(a, rows, games):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("dir")
-    ap.add_argument("--bin", default="target/release/symgame")
+    ap = arguments(gib=8)
     ap.add_argument("--state-limit", type=int, default=1_000_000)
     ap.add_argument("--explore-seconds", type=float, default=40)
     ap.add_argument("--reach-seconds", type=float, default=120)
-    ap.add_argument("--gib", type=int, default=8)
-    ap.add_argument("--out", default=None)
     ap.add_argument("--json", default=None)
     ap.add_argument("--only", nargs="*", default=None, help="check only these file names")
     ap.add_argument("--resume", action="store_true",

@@ -14,7 +14,6 @@ usage: scripts/verify_corpus.py [--bin target/release/symgame] [--reach-seconds 
 
 Exit status: 1 if any game shows a disagreement (verify exit 4) or crashes, else 0.
 """
-import argparse
 import json
 import os
 import shutil
@@ -22,7 +21,7 @@ import sys
 import tempfile
 
 import corpus_common
-from corpus_common import games as kif_games, write_atomically
+from corpus_common import arguments, games as kif_games, write_atomically
 
 
 def run(cmd, seconds, gib):
@@ -86,17 +85,13 @@ def check(a, path, work):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("dir")
-    ap.add_argument("--bin", default="target/release/symgame")
+    ap = arguments(gib=8)
     ap.add_argument("--reach-seconds", type=float, default=60)
     ap.add_argument("--solve-seconds", type=float, default=600)
     ap.add_argument("--verify-seconds", type=float, default=600)
     ap.add_argument("--sample", type=int, default=100)
     ap.add_argument("--all-limit", type=int, default=20000)
-    ap.add_argument("--gib", type=int, default=8)
     ap.add_argument("--only", default=None)
-    ap.add_argument("--out", default=None)
     ap.add_argument("--reuse", default=None,
                     help="a table written earlier: its rows are kept, those games not re-run")
     a = ap.parse_args()

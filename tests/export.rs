@@ -39,6 +39,15 @@ fn export_to(game: &GroundGame, out: &Path, opts: &ExportOptions) -> Exported {
     done
 }
 
+/// The fixture game `name`, exported with the default options to `NAME.db` in a fresh
+/// directory for the test `test`: the game and the file.
+fn exported(name: &str, test: &str) -> (GroundGame, PathBuf) {
+    let g = game(name);
+    let out = dir(test).join(format!("{name}.db"));
+    export_to(&g, &out, &options(name));
+    (g, out)
+}
+
 /// Export `name` (as one layer when `whole_set`), then check every reachable state's database
 /// value against the solver and an explicit minimax, the optimal-move flags against the
 /// minimax, and every rank's round trip.
@@ -153,9 +162,7 @@ fn optimal_play_reaches_the_initial_value() {
         ("hanoi_3", Layering::WholeSet),
         ("tictactoe", Layering::BfsDepth),
     ] {
-        let g = game(name);
-        let out = dir(&format!("optimal-{name}")).join("db");
-        export_to(&g, &out, &options(name));
+        let (g, out) = exported(name, &format!("optimal-{name}"));
         let db = GameDatabase::open(&out, g, &Default::default()).unwrap();
         assert_eq!(db.metadata().layers, layered);
         let mut s = db.play(&[]).unwrap();
@@ -180,10 +187,8 @@ fn optimal_play_reaches_the_initial_value() {
 /// Exporting a solution directory gives the same file as solving in place, on either engine.
 #[test]
 fn solution_directories_and_engines_give_the_same_file() {
-    let g = game("tictactoe");
-    let d = dir("solution-dir");
-    let direct = d.join("direct.db");
-    export_to(&g, &direct, &options("tictactoe"));
+    let (g, direct) = exported("tictactoe", "solution-dir");
+    let d = direct.parent().unwrap().to_path_buf();
 
     let sol = d.join("solution");
     let enc = Encoding::with_options(&g, &SymbolicOptions::default());
@@ -298,10 +303,8 @@ fn a_limit_writes_no_file() {
 /// error (never a wrong answer), through the game-level API and the reader.
 #[test]
 fn truncated_and_bit_flipped_databases_are_refused() {
-    let g = game("nim_1_2_3");
-    let d = dir("damaged");
-    let out = d.join("nim.db");
-    export_to(&g, &out, &options("nim_1_2_3"));
+    let (g, out) = exported("nim_1_2_3", "damaged");
+    let d = out.parent().unwrap().to_path_buf();
     let bytes = std::fs::read(&out).unwrap();
     let fp =
         symgame_gamedb::fingerprint(&g, &Encoding::with_options(&g, &SymbolicOptions::default()));
@@ -358,9 +361,7 @@ fn truncated_and_bit_flipped_databases_are_refused() {
 /// Bad fluents, illegal moves and states outside the database get their own error kinds.
 #[test]
 fn bad_states_and_moves_are_named() {
-    let g = game("tictactoe");
-    let out = dir("bad-input").join("tt.db");
-    export_to(&g, &out, &options("tictactoe"));
+    let (g, out) = exported("tictactoe", "bad-input");
     let db = GameDatabase::open(&out, g, &Default::default()).unwrap();
     let terms = |t: &str| GroundTerm::parse_sequence(t).unwrap();
     let err = db

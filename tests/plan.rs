@@ -107,23 +107,33 @@ fn plan_json_has_layers_and_heuristic() {
 
 #[test]
 fn plan_errors_and_limits_have_their_exit_codes() {
-    // Several roles without --role: an input error naming them.
-    let (code, _, err) = symgame_line("plan gdl/tictactoe.kif");
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("xplayer, oplayer"), "{err}");
-    let (code, out, err) = symgame_line("plan --role xplayer --algo bfs gdl/tictactoe.kif");
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("xplayer (mark"), "{out}");
-    // A pattern that matches nothing.
-    let (code, _, err) = symgame_line("plan --pattern '(nothing ?x)' gdl/hanoi_3.kif");
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("matches no fluent"), "{err}");
-    // A time limit stops the search: exit code 3 with the reason.
-    let (code, _, err) = symgame_line("plan --algo bfs --time-limit 0 gdl/hanoi_5.kif");
-    assert_eq!(code, 3, "{err}");
-    assert!(err.contains("time limit"), "{err}");
-    // An unreachable goal is an answer, not an error.
-    let (code, out, err) = symgame_line("plan --goal 50 gdl/hanoi_3.kif");
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("plan        none"), "{out}");
+    // (command line, exit code, text of stdout when it is 0, else of stderr)
+    for (line, code, needle) in [
+        // Several roles without --role: an input error naming them.
+        ("plan gdl/tictactoe.kif", 2, "xplayer, oplayer"),
+        (
+            "plan --role xplayer --algo bfs gdl/tictactoe.kif",
+            0,
+            "xplayer (mark",
+        ),
+        // A pattern that matches nothing.
+        (
+            "plan --pattern '(nothing ?x)' gdl/hanoi_3.kif",
+            2,
+            "matches no fluent",
+        ),
+        // A time limit stops the search: exit code 3 with the reason.
+        (
+            "plan --algo bfs --time-limit 0 gdl/hanoi_5.kif",
+            3,
+            "time limit",
+        ),
+        // An unreachable goal is an answer, not an error.
+        ("plan --goal 50 gdl/hanoi_3.kif", 0, "plan        none"),
+    ] {
+        let (got, out, err) = symgame_line(line);
+        assert_eq!(got, code, "{line}: {err}");
+        let text = if code == 0 { out } else { err };
+        assert!(text.contains(needle), "{line}: {text}");
+    }
 }

@@ -14,13 +14,20 @@ fn scratch(name: &str) -> PathBuf {
     )
 }
 
+/// The output of `symgame solve GAME`, which must succeed and report `initial` (the initial
+/// state's value).
+fn solved(game: &str, initial: &str) -> String {
+    let (code, out, err) = symgame(&["solve", game]);
+    assert_eq!(code, 0, "{game}: {err}");
+    assert!(out.contains(initial), "{out}");
+    out
+}
+
 #[test]
 fn tictactoe_is_a_draw_with_the_table_and_json() {
-    let (code, out, err) = symgame(&["solve", "gdl/tictactoe.kif"]);
-    assert_eq!(code, 0, "{err}");
-    assert!(
-        out.contains("initial state: xplayer 50, oplayer 50 (draw)"),
-        "{out}"
+    let out = solved(
+        "gdl/tictactoe.kif",
+        "initial state: xplayer 50, oplayer 50 (draw)",
     );
     assert!(out.contains("solved layer by layer"), "{out}");
     let total = line_starting(&out, "total");
@@ -38,11 +45,9 @@ fn tictactoe_is_a_draw_with_the_table_and_json() {
 
 #[test]
 fn single_player_reports_the_best_reward_and_its_distance() {
-    let (code, out, err) = symgame(&["solve", "gdl/climb_rewards.kif"]);
-    assert_eq!(code, 0, "{err}");
-    assert!(
-        out.contains("initial state: climber 100 (best reward in 4 moves)"),
-        "{out}"
+    solved(
+        "gdl/climb_rewards.kif",
+        "initial state: climber 100 (best reward in 4 moves)",
     );
 }
 

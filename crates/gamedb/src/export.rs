@@ -327,11 +327,7 @@ fn bad_solution(dir: &Path, message: String) -> Error {
 
 /// Checks that the solution in `dir` is complete and made for the game of fingerprint `fp`;
 /// returns its layer files, by depth, and how they are layered.
-fn solution_files(
-    dir: &Path,
-    manifest: &Manifest,
-    fp: &str,
-) -> Result<(LayerFiles, Layering)> {
+fn solution_files(dir: &Path, manifest: &Manifest, fp: &str) -> Result<(LayerFiles, Layering)> {
     if manifest.fingerprint != fp {
         return Err(bad_solution(
             dir,

@@ -70,10 +70,12 @@ fn unknown_role_is_rejected() {
     }
 }
 
-fn answers(game: &GraphGame, question: &AtLeast, want: Outcome) {
+/// Every algorithm answers "can `role` force at least `value` from vertex 0?" with `want`.
+fn answers(game: &GraphGame, role: usize, value: u8, want: Outcome) {
+    let question = AtLeast { role, value };
     for algo in Algo::ALL {
-        let result = prove(game, &0, question, algo, &Config::default()).unwrap();
-        assert_eq!(result.outcome, want, "{algo}");
+        let result = prove(game, &0, &question, algo, &Config::default()).unwrap();
+        assert_eq!(result.outcome, want, "{algo}: role {role} at least {value}");
     }
 }
 
@@ -86,14 +88,7 @@ fn cycles_terminate_single_player() {
         goals: vec![[0, 0], [0, 0], [0, 0], [100, 0], [30, 0]],
         roles: 1,
     };
-    answers(
-        &game,
-        &AtLeast {
-            role: 0,
-            value: 100,
-        },
-        Outcome::Proved,
-    );
+    answers(&game, 0, 100, Outcome::Proved);
     for algo in Algo::ALL {
         let value = solve_value(&game, &0, 0, algo, &Config::default()).unwrap();
         assert_eq!(
@@ -105,15 +100,8 @@ fn cycles_terminate_single_player() {
     // Without the exit at 3 the loop never pays more than 30.
     let mut stuck = game.clone();
     stuck.edges[2] = vec![0];
-    answers(
-        &stuck,
-        &AtLeast {
-            role: 0,
-            value: 100,
-        },
-        Outcome::Disproved,
-    );
-    answers(&stuck, &AtLeast { role: 0, value: 30 }, Outcome::Proved);
+    answers(&stuck, 0, 100, Outcome::Disproved);
+    answers(&stuck, 0, 30, Outcome::Proved);
 }
 
 #[test]
@@ -126,23 +114,9 @@ fn cycles_terminate_two_players() {
         goals: vec![[0, 0], [0, 0], [100, 0]],
         roles: 2,
     };
-    answers(
-        &game,
-        &AtLeast {
-            role: 0,
-            value: 100,
-        },
-        Outcome::Disproved,
-    );
+    answers(&game, 0, 100, Outcome::Disproved);
     // Role 1 cannot force a terminal where it gets 100 either: the only terminal pays it 0.
-    answers(
-        &game,
-        &AtLeast {
-            role: 1,
-            value: 100,
-        },
-        Outcome::Disproved,
-    );
+    answers(&game, 1, 100, Outcome::Disproved);
     // Alpha-beta scores the repetition as goal 0 for both roles: role 1 prefers it.
     let result = alphabeta(&game, &0, &Config::default()).unwrap();
     assert_eq!(result.evaluation, Evaluation::Values(vec![0, 0]));
@@ -164,15 +138,8 @@ fn cycles_terminate_two_players() {
         roles: 2,
     };
     // Role 0 takes the sure 50 at once; role 1 never enters 5.
-    answers(&game, &AtLeast { role: 0, value: 50 }, Outcome::Proved);
-    answers(
-        &game,
-        &AtLeast {
-            role: 0,
-            value: 100,
-        },
-        Outcome::Disproved,
-    );
+    answers(&game, 0, 50, Outcome::Proved);
+    answers(&game, 0, 100, Outcome::Disproved);
 }
 
 #[test]
@@ -185,14 +152,7 @@ fn self_loops_terminate() {
             goals: vec![[0, 0], [goal, 0]],
             roles: 1,
         };
-        answers(
-            &game,
-            &AtLeast {
-                role: 0,
-                value: 100,
-            },
-            want,
-        );
+        answers(&game, 0, 100, want);
     }
     // A forced self-loop never ends: nothing can be forced.
     let game = GraphGame {
@@ -201,5 +161,5 @@ fn self_loops_terminate() {
         goals: vec![[100, 0]],
         roles: 1,
     };
-    answers(&game, &AtLeast { role: 0, value: 0 }, Outcome::Disproved);
+    answers(&game, 0, 0, Outcome::Disproved);
 }
