@@ -6,7 +6,6 @@
 #![allow(missing_docs)]
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use std::path::Path;
 use symgame_explicit::{Reasoner, State};
 
 /// A xorshift generator: the playouts must not depend on a crate's RNG.
@@ -41,13 +40,9 @@ fn playouts(r: &Reasoner, rng: &mut Rng, n: usize) -> u64 {
 }
 
 fn bench(c: &mut Criterion) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut group = c.benchmark_group("explicit");
     for name in ["tictactoe", "connect4_6x5", "chomp_4x3"] {
-        let path = root.join("gdl").join(format!("{name}.kif"));
-        let Ok(game) = symgame_ground::load(&path, &Default::default()) else {
-            continue;
-        };
+        let game = symgame_testkit::load_game(name);
         let r = Reasoner::new(&game);
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         // measure the updates of 100 playouts to set the throughput

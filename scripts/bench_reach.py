@@ -22,6 +22,8 @@ import subprocess
 import sys
 import time
 
+from corpus_common import write_atomically
+
 BIG = ["--nodes-log2", "26", "--cache-log2", "24"]
 SUITES = {
     "c4": [
@@ -94,13 +96,6 @@ def load():
         return os.getloadavg()[0]
     except OSError:
         return float("nan")
-
-
-def write_atomically(path, text):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def run(binary, name, game, flags, seconds, out_dir, command="reach"):

@@ -8,59 +8,39 @@ usage: scripts/conformance.py [--bin target/release/symgame] [--seconds 10] [--g
 Exit status: 0 when every game either grounds or ends with a located error (no crash, no
 timeout, no out-of-memory) and at least --min-ok games ground; 1 otherwise.
 """
-import argparse
 import json
 import os
 import re
-import resource
-import subprocess
 import sys
-import time
 
-
-def limit(gib):
-    def apply():
-        n = gib * 1024 ** 3
-        resource.setrlimit(resource.RLIMIT_AS, (n, n))
-    return apply
-
+from corpus_common import arguments, first_line, games as kif_games, run, write_atomically
 
 LOCATED = re.compile(r"^(error|stopped): .+?:\d+:\d+: ")
 
 
 def run_one(binary, path, seconds, gib):
-    started = time.monotonic()
     cmd = [binary, "info", "--json", "--time-limit", str(seconds), path]
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 15,
-                           preexec_fn=limit(gib))
-    except subprocess.TimeoutExpired:
-        return {"status": "HANG", "detail": f"no answer within {seconds + 15} s"}
-    wall = time.monotonic() - started
-    err = p.stderr.strip().splitlines()
-    first = err[0] if err else ""
-    if p.returncode == 0:
-        info = json.loads(p.stdout)
-        return {"status": "ok", "wall": wall, "info": info}
-    if p.returncode == 2:
+    code, out, err, wall = run(cmd, seconds + 15, gib)
+    if code is None:
+        return {"status": "HANG", "detail": err}
+    first = first_line(err)
+    if code == 0:
+        return {"status": "ok", "wall": wall, "info": json.loads(out)}
+    if code == 2:
         kind = "located error" if LOCATED.match(first) else "error"
         return {"status": kind, "wall": wall, "detail": first}
-    if p.returncode == 3:
+    if code == 3:
         kind = "located limit" if LOCATED.match(first) else "limit"
         return {"status": kind, "wall": wall, "detail": first}
-    return {"status": "CRASH", "wall": wall, "detail": f"exit {p.returncode}: {first or '(no message)'}"}
+    return {"status": "CRASH", "wall": wall, "detail": f"exit {code}: {first or '(no message)'}"}
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("dir")
-    ap.add_argument("--bin", default="target/release/symgame")
+    ap = arguments(gib=4)
     ap.add_argument("--seconds", type=float, default=10)
-    ap.add_argument("--gib", type=int, default=4)
-    ap.add_argument("--out", default=None)
     ap.add_argument("--min-ok", type=int, default=0)
     a = ap.parse_args()
-    games = sorted(f for f in os.listdir(a.dir) if f.endswith(".kif"))
+    games = kif_games(a.dir)
     rows = []
     counts = {}
     for g in games:
@@ -98,10 +78,7 @@ def main():
             lines.append(f"| {g} | {r['status']} | | | | | | {r.get('wall', 0):.2f} | {detail} |")
     text = "\n".join(lines) + "\n"
     if a.out:
-        tmp = a.out + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, a.out)
+        write_atomically(a.out, text)
     print(f"{ok} of {len(games)} ground; " + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
     if bad or ok < a.min_ok:
         sys.exit(1)

@@ -13,13 +13,12 @@ usage: scripts/reach_check.py [--bin target/release/symgame] [--state-limit 1000
 
 Exit status: 0 when no game has different counts (a disagreement is a bug), 1 otherwise.
 """
-import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
-import time
+
+import corpus_common
+from corpus_common import arguments, games as kif_games, write_atomically
 
 CONFIGS = [
     ("oxidd/compact", ["--backend", "oxidd", "--encoding", "compact", "--threads", "1"]),
@@ -27,23 +26,12 @@ CONFIGS = [
 ]
 
 
-def limit(gib):
-    def apply():
-        n = gib * 1024 ** 3
-        resource.setrlimit(resource.RLIMIT_AS, (n, n))
-    return apply
-
-
 def run(cmd, seconds, gib):
     """(exit code or 'timeout', stdout, first stderr line, wall seconds)."""
-    started = time.monotonic()
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds,
-                           preexec_fn=limit(gib))
-    except subprocess.TimeoutExpired:
-        return "timeout", "", f"no answer within {seconds:g} s", time.monotonic() - started
-    err = p.stderr.strip().splitlines()
-    return p.returncode, p.stdout, (err[0] if err else ""), time.monotonic() - started
+    code, out, err, wall = corpus_common.run(cmd, seconds, gib)
+    if code is None:
+        return "timeout", "", err, wall
+    return code, out, corpus_common.first_line(err), wall
 
 
 def layers_of(report):
@@ -149,30 +137,17 @@ def table(a, rows, games):
     return "\n".join(out) + "\n"
 
 
-def write_atomically(path, text):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("dir")
-    ap.add_argument("--bin", default="target/release/symgame")
+    ap = arguments(gib=8)
     ap.add_argument("--state-limit", type=int, default=1_000_000)
     ap.add_argument("--explore-seconds", type=float, default=40)
     ap.add_argument("--reach-seconds", type=float, default=120)
-    ap.add_argument("--gib", type=int, default=8)
-    ap.add_argument("--out", default=None)
     ap.add_argument("--json", default=None)
     ap.add_argument("--only", nargs="*", default=None, help="check only these file names")
     ap.add_argument("--resume", action="store_true",
                     help="keep the games already in the --json file and check the rest")
     a = ap.parse_args()
-    games = sorted(f for f in os.listdir(a.dir) if f.endswith(".kif"))
-    if a.only:
-        games = [g for g in games if g in a.only]
+    games = kif_games(a.dir, a.only)
     rows = []
     if a.resume and a.json and os.path.exists(a.json):
         with open(a.json) as f:

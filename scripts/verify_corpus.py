@@ -14,37 +14,23 @@ usage: scripts/verify_corpus.py [--bin target/release/symgame] [--reach-seconds 
 
 Exit status: 1 if any game shows a disagreement (verify exit 4) or crashes, else 0.
 """
-import argparse
 import json
 import os
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 
-
-def limit(gib):
-    def apply():
-        n = gib * 1024 ** 3
-        resource.setrlimit(resource.RLIMIT_AS, (n, n))
-    return apply
+import corpus_common
+from corpus_common import arguments, games as kif_games, write_atomically
 
 
 def run(cmd, seconds, gib):
-    started = time.monotonic()
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 5,
-                           preexec_fn=limit(gib))
-    except subprocess.TimeoutExpired:
-        return None, "", f"no answer within {seconds + 5} s", time.monotonic() - started
-    return p.returncode, p.stdout, p.stderr.strip(), time.monotonic() - started
+    """A symgame command with its own limit of `seconds`: killed 5 s after it."""
+    return corpus_common.run(cmd, seconds + 5, gib)
 
 
 def first_line(text):
-    lines = text.strip().splitlines()
-    return lines[0][:160] if lines else ""
+    return corpus_common.first_line(text, 160)
 
 
 def check(a, path, work):
@@ -99,25 +85,18 @@ def check(a, path, work):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("dir")
-    ap.add_argument("--bin", default="target/release/symgame")
+    ap = arguments(gib=8)
     ap.add_argument("--reach-seconds", type=float, default=60)
     ap.add_argument("--solve-seconds", type=float, default=600)
     ap.add_argument("--verify-seconds", type=float, default=600)
     ap.add_argument("--sample", type=int, default=100)
     ap.add_argument("--all-limit", type=int, default=20000)
-    ap.add_argument("--gib", type=int, default=8)
     ap.add_argument("--only", default=None)
-    ap.add_argument("--out", default=None)
     ap.add_argument("--reuse", default=None,
                     help="a table written earlier: its rows are kept, those games not re-run")
     a = ap.parse_args()
     reused = read_rows(a.reuse) if a.reuse else {}
-    games = sorted(f for f in os.listdir(a.dir) if f.endswith(".kif"))
-    if a.only:
-        wanted = set(a.only.split(","))
-        games = [g for g in games if g in wanted or g[:-4] in wanted]
+    games = kif_games(a.dir, a.only.split(",") if a.only else None)
     work = tempfile.mkdtemp(prefix="symgame-verify-")
     rows = []
     try:
@@ -183,10 +162,7 @@ def write_table(a, games, rows):
                      + " |")
     text = "\n".join(lines) + "\n"
     if a.out:
-        tmp = a.out + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, a.out)
+        write_atomically(a.out, text)
     elif len(rows) == len(games):
         sys.stdout.write(text)
     return counts.get("DISAGREEMENT", 0) + counts.get("CRASH", 0)

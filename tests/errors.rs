@@ -2,7 +2,7 @@
 //! wrong: `; expect: KIND LINE:COL TEXT` (or `-` for no position); the error must have that
 //! kind and position, and its message must contain TEXT.
 
-use crate::root;
+use symgame_testkit::root;
 
 fn check(path: &std::path::Path) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;

@@ -3,34 +3,23 @@
 //! value an explicit minimax over the explicit reasoner gives it; ranks round-trip; damaged,
 //! foreign and mismatched files are refused with the reader's error.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use symgame_bdd::{Backend, BddEngine, BiodivineEngine, EngineConfig};
 use symgame_db::Database;
-use symgame_explicit::{Reasoner, State};
+use symgame_explicit::Reasoner;
 use symgame_gamedb::{export, ErrorKind, ExportOptions, Exported, GameDatabase, Layering};
 use symgame_ground::{GroundGame, GroundTerm};
 use symgame_symbolic::{
-    preference, solve, Encoding, GameKind, LayeredMode, Limits, SolveOptions, SymbolicGame,
-    SymbolicOptions,
+    solve, Encoding, GameKind, LayeredMode, Limits, SolveOptions, SymbolicGame, SymbolicOptions,
 };
+use symgame_testkit::{load_game as game, ExplicitGraph, Minimax};
 
-use crate::{ground_file, root};
+use crate::symgame;
 
 /// A fresh directory for one test's files.
 fn dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("export-tests")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn game(name: &str) -> GroundGame {
-    ground_file(&root().join("gdl").join(format!("{name}.kif")))
+    symgame_testkit::scratch_dir!("export-tests", name)
 }
 
 fn options(name: &str) -> ExportOptions {
@@ -50,65 +39,13 @@ fn export_to(game: &GroundGame, out: &Path, opts: &ExportOptions) -> Exported {
     done
 }
 
-/// Explicit minimax with the solver's preference rule (the role with a choice picks the best
-/// outcome for it among its successors); single-player also the distance to the best reward.
-/// Memoised over every reachable state.
-struct Minimax<'r> {
-    r: &'r Reasoner,
-    memo: HashMap<State, (Vec<u8>, u32)>,
-}
-
-impl Minimax<'_> {
-    fn value(&mut self, s: &State) -> (Vec<u8>, u32) {
-        if let Some(v) = self.memo.get(s) {
-            return v.clone();
-        }
-        let n = self.r.num_roles();
-        let v = if self.r.is_terminal(s) {
-            ((0..n).map(|p| self.r.goal(s, p).unwrap_or(0)).collect(), 0)
-        } else {
-            let mover = (0..n)
-                .find(|&p| self.r.legal_moves(s, p).len() > 1)
-                .unwrap_or(0);
-            let succ: Vec<(Vec<u8>, u32)> = self
-                .r
-                .joint_moves(s)
-                .iter()
-                .map(|j| {
-                    let t = self.r.next_state(s, j);
-                    self.value(&t)
-                })
-                .collect();
-            let outcomes: Vec<Vec<u8>> = succ.iter().map(|x| x.0.clone()).collect();
-            let best = outcomes[preference(&outcomes, mover)[0]].clone();
-            let dist = succ.iter().filter(|x| x.0 == best).map(|x| x.1).min();
-            (best, dist.unwrap() + 1)
-        };
-        self.memo.insert(s.clone(), v.clone());
-        v
-    }
-}
-
-/// Explicit BFS depth of every reachable state (terminal states not expanded).
-fn depths(r: &Reasoner) -> HashMap<State, u32> {
-    let mut depth = HashMap::from([(r.initial_state(), 0)]);
-    let mut frontier = vec![r.initial_state()];
-    let mut d = 0;
-    while !frontier.is_empty() {
-        d += 1;
-        let mut next = Vec::new();
-        for s in frontier.iter().filter(|s| !r.is_terminal(s)) {
-            for j in r.joint_moves(s) {
-                let t = r.next_state(s, &j);
-                if !depth.contains_key(&t) {
-                    depth.insert(t.clone(), d);
-                    next.push(t);
-                }
-            }
-        }
-        frontier = next;
-    }
-    depth
+/// The fixture game `name`, exported with the default options to `NAME.db` in a fresh
+/// directory for the test `test`: the game and the file.
+fn exported(name: &str, test: &str) -> (GroundGame, PathBuf) {
+    let g = game(name);
+    let out = dir(test).join(format!("{name}.db"));
+    export_to(&g, &out, &options(name));
+    (g, out)
 }
 
 /// Export `name` (as one layer when `whole_set`), then check every reachable state's database
@@ -138,13 +75,11 @@ fn check_game(name: &str, whole_set: bool) {
     assert_eq!(solved.stats.kind, done.solve.kind, "{name}");
 
     let r = Reasoner::new(&g);
-    let mut mm = Minimax {
-        r: &r,
-        memo: HashMap::new(),
-    };
+    let mut mm = Minimax::new(&r);
     mm.value(&r.initial_state());
-    let depth = depths(&r);
-    assert_eq!(depth.len(), mm.memo.len(), "{name}: reachable states");
+    let mm = mm.values();
+    let depth = ExplicitGraph::new(&r).depths();
+    assert_eq!(depth.len(), mm.len(), "{name}: reachable states");
 
     let db = GameDatabase::open(&out, g.clone(), &Default::default()).unwrap();
     let single = db.metadata().kind == GameKind::SinglePlayer;
@@ -154,9 +89,9 @@ fn check_game(name: &str, whole_set: bool) {
         Layering::WholeSet
     };
     assert_eq!(db.metadata().layers, want, "{name}");
-    assert_eq!(db.database().len(), mm.memo.len() as u64, "{name}: states");
+    assert_eq!(db.database().len(), mm.len() as u64, "{name}: states");
     assert_eq!(db.metadata().roles, solved.stats.roles);
-    for (s, (rewards, dist)) in &mm.memo {
+    for (s, (rewards, dist)) in mm {
         let fl: Vec<usize> = s.fluents().collect();
         let v = db.value(s).unwrap();
         assert_eq!(&v.rewards, rewards, "{name}: {fl:?} database vs minimax");
@@ -183,7 +118,7 @@ fn check_game(name: &str, whole_set: bool) {
         let ans = db.answer(s).unwrap();
         assert_eq!(ans.terminal, r.is_terminal(s));
         for succ in &ans.successors {
-            let (sr, sdist) = &mm.memo[&succ.state];
+            let (sr, sdist) = &mm[&succ.state];
             let keeps = sr == rewards && (!single || *sdist + 1 == *dist);
             assert_eq!(succ.optimal, keeps, "{name}: {fl:?} move {:?}", succ.joint);
         }
@@ -193,10 +128,7 @@ fn check_game(name: &str, whole_set: bool) {
     let mut seen = std::collections::HashSet::new();
     for k in 0..db.database().len() {
         let s = db.unrank(k, None).unwrap();
-        assert!(
-            mm.memo.contains_key(&s),
-            "{name}: rank {k} is not reachable"
-        );
+        assert!(mm.contains_key(&s), "{name}: rank {k} is not reachable");
         assert!(seen.insert(s), "{name}: rank {k} repeats a state");
     }
     assert_eq!(
@@ -230,9 +162,7 @@ fn optimal_play_reaches_the_initial_value() {
         ("hanoi_3", Layering::WholeSet),
         ("tictactoe", Layering::BfsDepth),
     ] {
-        let g = game(name);
-        let out = dir(&format!("optimal-{name}")).join("db");
-        export_to(&g, &out, &options(name));
+        let (g, out) = exported(name, &format!("optimal-{name}"));
         let db = GameDatabase::open(&out, g, &Default::default()).unwrap();
         assert_eq!(db.metadata().layers, layered);
         let mut s = db.play(&[]).unwrap();
@@ -257,10 +187,8 @@ fn optimal_play_reaches_the_initial_value() {
 /// Exporting a solution directory gives the same file as solving in place, on either engine.
 #[test]
 fn solution_directories_and_engines_give_the_same_file() {
-    let g = game("tictactoe");
-    let d = dir("solution-dir");
-    let direct = d.join("direct.db");
-    export_to(&g, &direct, &options("tictactoe"));
+    let (g, direct) = exported("tictactoe", "solution-dir");
+    let d = direct.parent().unwrap().to_path_buf();
 
     let sol = d.join("solution");
     let enc = Encoding::with_options(&g, &SymbolicOptions::default());
@@ -303,13 +231,7 @@ fn solution_directories_and_engines_give_the_same_file() {
 
     // A solution of another game, and an incomplete one, are refused.
     let nim = game("nim_1_2_3");
-    let err = export(
-        &nim,
-        &d.join("nim.db"),
-        &opts_with(&sol, "nim_1_2_3"),
-        |_| {},
-    )
-    .unwrap_err();
+    let err = refused_export(&nim, &d.join("nim.db"), &sol, "nim_1_2_3");
     assert_eq!(err.kind(), &ErrorKind::Solution);
     assert!(err.message().contains("another game"), "{err}");
     let partial = d.join("partial");
@@ -328,23 +250,25 @@ fn solution_directories_and_engines_give_the_same_file() {
         .stats
         .stopped
         .is_some());
-    let err = export(
-        &g,
-        &d.join("p.db"),
-        &opts_with(&partial, "tictactoe"),
-        |_| {},
-    )
-    .unwrap_err();
+    let err = refused_export(&g, &d.join("p.db"), &partial, "tictactoe");
     assert_eq!(err.kind(), &ErrorKind::Solution);
     assert!(err.message().contains("incomplete"), "{err}");
     assert!(!d.join("nim.db").exists() && !d.join("p.db").exists());
 }
 
-fn opts_with(solution: &Path, name: &str) -> ExportOptions {
-    ExportOptions {
+/// Exports `game` (named `name`) from the solution directory `solution` to `out`, which must
+/// be refused; returns the error.
+fn refused_export(
+    game: &GroundGame,
+    out: &Path,
+    solution: &Path,
+    name: &str,
+) -> symgame_gamedb::Error {
+    let opts = ExportOptions {
         solution: Some(solution.to_path_buf()),
         ..options(name)
-    }
+    };
+    export(game, out, &opts, |_| {}).expect_err("a refused solution")
 }
 
 /// A limit stops the solver: no file, and the stop reason is reported.
@@ -379,10 +303,8 @@ fn a_limit_writes_no_file() {
 /// error (never a wrong answer), through the game-level API and the reader.
 #[test]
 fn truncated_and_bit_flipped_databases_are_refused() {
-    let g = game("nim_1_2_3");
-    let d = dir("damaged");
-    let out = d.join("nim.db");
-    export_to(&g, &out, &options("nim_1_2_3"));
+    let (g, out) = exported("nim_1_2_3", "damaged");
+    let d = out.parent().unwrap().to_path_buf();
     let bytes = std::fs::read(&out).unwrap();
     let fp =
         symgame_gamedb::fingerprint(&g, &Encoding::with_options(&g, &SymbolicOptions::default()));
@@ -439,9 +361,7 @@ fn truncated_and_bit_flipped_databases_are_refused() {
 /// Bad fluents, illegal moves and states outside the database get their own error kinds.
 #[test]
 fn bad_states_and_moves_are_named() {
-    let g = game("tictactoe");
-    let out = dir("bad-input").join("tt.db");
-    export_to(&g, &out, &options("tictactoe"));
+    let (g, out) = exported("tictactoe", "bad-input");
     let db = GameDatabase::open(&out, g, &Default::default()).unwrap();
     let terms = |t: &str| GroundTerm::parse_sequence(t).unwrap();
     let err = db
@@ -464,19 +384,6 @@ fn bad_states_and_moves_are_named() {
         db.unrank(1, Some(0)).unwrap_err().kind(),
         &ErrorKind::RankOutOfRange
     );
-}
-
-fn symgame(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_symgame"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn json(text: &str) -> serde_json::Value {

@@ -1,8 +1,8 @@
 //! Grounding results on small descriptions.
 
-use crate::ground_text;
 use symgame_explicit::Reasoner;
 use symgame_ground::{GroundTerm, Lit};
+use symgame_testkit::{check_text, ground_text};
 
 fn names(ts: &[GroundTerm]) -> Vec<String> {
     let mut v: Vec<String> = ts.iter().map(|t| t.to_string()).collect();
@@ -157,10 +157,7 @@ fn a_grounding_time_limit_is_a_located_resource_error() {
 (<= (next (s 2)) (does p go))
 (<= terminal (true (s 2)))
 (<= (goal p 100) (true (s 2)))";
-    let desc = symgame_gdl::check(
-        symgame_gdl::parse(symgame_gdl::Source::new("big.kif", text)).expect("parses"),
-    )
-    .expect("checks");
+    let desc = check_text("big.kif", text).expect("parses and checks");
     let opts = symgame_ground::GroundOptions {
         time_limit: Some(std::time::Duration::from_millis(100)),
         ..Default::default()
@@ -173,13 +170,27 @@ fn a_grounding_time_limit_is_a_located_resource_error() {
 
 /// Grounds `text` with the default options but demand restriction switched as given.
 fn ground_with_demand(text: &str, demand: bool) -> symgame_ground::GroundGame {
-    let src = symgame_gdl::Source::new("test.kif", text);
-    let desc = symgame_gdl::check(symgame_gdl::parse(src).expect("parses")).expect("checks");
+    let desc = check_text("test.kif", text).expect("parses and checks");
     let opts = symgame_ground::GroundOptions {
         demand,
         ..Default::default()
     };
     symgame_ground::ground(&desc, &opts).expect("grounds")
+}
+
+/// The legal moves of role 0 in `s`, printed and sorted.
+fn legal_names(
+    g: &symgame_ground::GroundGame,
+    r: &Reasoner,
+    s: &symgame_explicit::State,
+) -> Vec<String> {
+    let mut v: Vec<String> = r
+        .legal_moves(s, 0)
+        .iter()
+        .map(|&m| g.roles[0].moves[m].to_string())
+        .collect();
+    v.sort();
+    v
 }
 
 /// Layer sizes, terminal counts and the goals of every reachable state, in a canonical form.
@@ -195,12 +206,7 @@ fn behaviour(g: &symgame_ground::GroundGame) -> (Vec<(u64, u64)>, Vec<String>) {
         for s in &layer {
             let mut fl: Vec<String> = s.fluents().map(|f| g.fluents[f].to_string()).collect();
             fl.sort();
-            let mut legal: Vec<String> = r
-                .legal_moves(s, 0)
-                .iter()
-                .map(|&m| g.roles[0].moves[m].to_string())
-                .collect();
-            legal.sort();
+            let legal = legal_names(g, &r, s);
             let line = format!("{fl:?} {legal:?} {:?} {}", r.goal(s, 0), r.is_terminal(s));
             if seen.insert(line) && !r.is_terminal(s) {
                 for j in r.joint_moves(s) {
@@ -289,15 +295,7 @@ fn demand_restriction_keeps_negated_dynamic_relations_complete() {
     };
     // at 2 the wall at 3 blocks `right` until it is smashed
     let s2 = r.next_state(&r.initial_state(), &[mv("jump")]);
-    let names_at = |s: &symgame_explicit::State| -> Vec<String> {
-        let mut v: Vec<String> = r
-            .legal_moves(s, 0)
-            .iter()
-            .map(|&m| restricted.roles[0].moves[m].to_string())
-            .collect();
-        v.sort();
-        v
-    };
+    let names_at = |s: &symgame_explicit::State| legal_names(&restricted, &r, s);
     assert_eq!(names_at(&s2), ["jump", "smash"]);
     let s2b = r.next_state(&s2, &[mv("smash")]);
     assert_eq!(names_at(&s2b), ["jump", "right"]);

@@ -1,7 +1,8 @@
 //! `symgame plan` on the bundled single-player games against their fixtures (`best`,
 //! `plan_length`, `plan_cost`), and its output, errors and exit codes.
 
-use crate::{root, symgame};
+use crate::{symgame, symgame_line};
+use symgame_testkit::expected_games;
 
 fn plan_json(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["plan", "--json"];
@@ -17,18 +18,8 @@ fn plan_json(args: &[&str]) -> serde_json::Value {
 #[test]
 fn bundled_single_player_games_have_their_fixture_plans() {
     let mut checked = Vec::new();
-    let mut files: Vec<_> = std::fs::read_dir(root().join("gdl"))
-        .expect("gdl/")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "expect"))
-        .collect();
-    files.sort();
-    for f in files {
-        let text = std::fs::read_to_string(&f).expect("readable fixture");
-        let get = |key: &str| -> Option<u64> {
-            text.lines()
-                .find_map(|l| l.strip_prefix(key)?.strip_prefix(' ')?.trim().parse().ok())
-        };
+    for (f, expect) in expected_games() {
+        let get = |key: &str| expect.number(key);
         let (Some(best), Some(length)) = (get("best"), get("plan_length")) else {
             continue;
         };
@@ -36,8 +27,7 @@ fn bundled_single_player_games_have_their_fixture_plans() {
             continue;
         }
         let cost = get("plan_cost").unwrap_or(length);
-        let game = f.with_extension("kif");
-        let game = game.to_str().expect("utf-8 path");
+        let game = f.to_str().expect("utf-8 path");
         let goal = best.to_string();
         for algo in ["bfs", "bidir", "dijkstra", "astar"] {
             // A small pattern budget keeps the 8-puzzle's automatic selection to a second.
@@ -117,37 +107,33 @@ fn plan_json_has_layers_and_heuristic() {
 
 #[test]
 fn plan_errors_and_limits_have_their_exit_codes() {
-    // Several roles without --role: an input error naming them.
-    let (code, _, err) = symgame(&["plan", "gdl/tictactoe.kif"]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("xplayer, oplayer"), "{err}");
-    let (code, out, err) = symgame(&[
-        "plan",
-        "--role",
-        "xplayer",
-        "--algo",
-        "bfs",
-        "gdl/tictactoe.kif",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("xplayer (mark"), "{out}");
-    // A pattern that matches nothing.
-    let (code, _, err) = symgame(&["plan", "--pattern", "(nothing ?x)", "gdl/hanoi_3.kif"]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("matches no fluent"), "{err}");
-    // A time limit stops the search: exit code 3 with the reason.
-    let (code, _, err) = symgame(&[
-        "plan",
-        "--algo",
-        "bfs",
-        "--time-limit",
-        "0",
-        "gdl/hanoi_5.kif",
-    ]);
-    assert_eq!(code, 3, "{err}");
-    assert!(err.contains("time limit"), "{err}");
-    // An unreachable goal is an answer, not an error.
-    let (code, out, err) = symgame(&["plan", "--goal", "50", "gdl/hanoi_3.kif"]);
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("plan        none"), "{out}");
+    // (command line, exit code, text of stdout when it is 0, else of stderr)
+    for (line, code, needle) in [
+        // Several roles without --role: an input error naming them.
+        ("plan gdl/tictactoe.kif", 2, "xplayer, oplayer"),
+        (
+            "plan --role xplayer --algo bfs gdl/tictactoe.kif",
+            0,
+            "xplayer (mark",
+        ),
+        // A pattern that matches nothing.
+        (
+            "plan --pattern '(nothing ?x)' gdl/hanoi_3.kif",
+            2,
+            "matches no fluent",
+        ),
+        // A time limit stops the search: exit code 3 with the reason.
+        (
+            "plan --algo bfs --time-limit 0 gdl/hanoi_5.kif",
+            3,
+            "time limit",
+        ),
+        // An unreachable goal is an answer, not an error.
+        ("plan --goal 50 gdl/hanoi_3.kif", 0, "plan        none"),
+    ] {
+        let (got, out, err) = symgame_line(line);
+        assert_eq!(got, code, "{line}: {err}");
+        let text = if code == 0 { out } else { err };
+        assert!(text.contains(needle), "{line}: {text}");
+    }
 }

@@ -1,29 +1,36 @@
 //! `symgame solve`: values, tables, solution files, limits and the games it must refuse.
 
-use crate::{root, symgame};
+use crate::{line_starting, symgame, symgame_line};
 use std::path::{Path, PathBuf};
 use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
+use symgame_testkit::{fresh_dir, load_game, root};
 
 /// A fresh directory under the target directory.
 fn scratch(name: &str) -> PathBuf {
-    let d = root()
-        .join("target/test-scratch")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    fresh_dir(
+        root()
+            .join("target/test-scratch")
+            .join(format!("{name}-{}", std::process::id())),
+    )
+}
+
+/// The output of `symgame solve GAME`, which must succeed and report `initial` (the initial
+/// state's value).
+fn solved(game: &str, initial: &str) -> String {
+    let (code, out, err) = symgame(&["solve", game]);
+    assert_eq!(code, 0, "{game}: {err}");
+    assert!(out.contains(initial), "{out}");
+    out
 }
 
 #[test]
 fn tictactoe_is_a_draw_with_the_table_and_json() {
-    let (code, out, err) = symgame(&["solve", "gdl/tictactoe.kif"]);
-    assert_eq!(code, 0, "{err}");
-    assert!(
-        out.contains("initial state: xplayer 50, oplayer 50 (draw)"),
-        "{out}"
+    let out = solved(
+        "gdl/tictactoe.kif",
+        "initial state: xplayer 50, oplayer 50 (draw)",
     );
     assert!(out.contains("solved layer by layer"), "{out}");
-    let total = out.lines().find(|l| l.starts_with("total")).unwrap();
+    let total = line_starting(&out, "total");
     let nums: Vec<&str> = total.split_whitespace().collect();
     assert_eq!(nums, ["total", "5478", "2936", "1068", "1474"], "{total}");
     let (code, out, _) = symgame(&["solve", "--json", "--layered", "never", "gdl/tictactoe.kif"]);
@@ -38,11 +45,9 @@ fn tictactoe_is_a_draw_with_the_table_and_json() {
 
 #[test]
 fn single_player_reports_the_best_reward_and_its_distance() {
-    let (code, out, err) = symgame(&["solve", "gdl/climb_rewards.kif"]);
-    assert_eq!(code, 0, "{err}");
-    assert!(
-        out.contains("initial state: climber 100 (best reward in 4 moves)"),
-        "{out}"
+    solved(
+        "gdl/climb_rewards.kif",
+        "initial state: climber 100 (best reward in 4 moves)",
     );
 }
 
@@ -73,7 +78,7 @@ fn solution_files_round_trip_and_reject_damage() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("solution written to"), "{out}");
     // The solver's encoding (compact: 19 bits for 29 fluents), two variables a bit.
-    let game = crate::ground_file(&root().join("gdl/tictactoe.kif"));
+    let game = load_game("tictactoe");
     let enc = symgame_symbolic::Encoding::with_options(&game, &Default::default());
     assert_eq!(enc.num_vars(), 38);
     let per = load_solution(&dir, enc.num_vars());
@@ -124,28 +129,18 @@ fn a_time_limit_exits_3_and_marks_the_solution_incomplete() {
     let dir = scratch("c4-limit");
     let d = dir.to_str().unwrap();
     // A node limit stops the search itself (deterministically, after the set-up).
-    let (code, _, err) = symgame(&[
-        "solve",
-        "--node-limit",
-        "2000",
-        "--out",
-        d,
-        "gdl/connect4_4x4.kif",
-    ]);
+    let (code, _, err) = symgame_line(&format!(
+        "solve --node-limit 2000 --out {d} gdl/connect4_4x4.kif"
+    ));
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("node limit"), "{err}");
     let m = symgame_symbolic::read_manifest(&dir).unwrap();
     assert!(!m.complete);
     let _ = std::fs::remove_dir_all(&dir);
     // A time limit that ends during the set-up: the limit's exit code, and no solution files.
-    let (code, _, err) = symgame(&[
-        "solve",
-        "--time-limit",
-        "0",
-        "--out",
-        d,
-        "gdl/connect4_4x4.kif",
-    ]);
+    let (code, _, err) = symgame_line(&format!(
+        "solve --time-limit 0 --out {d} gdl/connect4_4x4.kif"
+    ));
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("time limit reached"), "{err}");
     assert!(symgame_symbolic::read_manifest(&dir).is_err(), "{err}");

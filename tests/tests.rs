@@ -1,7 +1,9 @@
 //! Integration tests: one binary, one module per area. Tests read fixture files (games in
-//! `gdl/`, error cases in `tests/errors/`) and compare with the expectations written beside them.
+//! `gdl/`, error cases in `tests/errors/`) and compare with the expectations written beside them;
+//! the helpers they share with the crates' tests are in `symgame-testkit`.
 
 mod cli;
+mod corpus;
 mod errors;
 mod exit_codes;
 mod explore;
@@ -12,24 +14,11 @@ mod prove;
 mod solve;
 mod verify;
 
-use std::path::{Path, PathBuf};
-
-/// The repository root.
-pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The corpus of public GGP games, when it is present beside the repository.
-pub fn corpus() -> Option<PathBuf> {
-    let p = root().join("../shared/gdl-corpus");
-    p.is_dir().then_some(p)
-}
-
 /// Runs the `symgame` binary from the repository root: (exit code, stdout, stderr).
 pub fn symgame(args: &[&str]) -> (i32, String, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_symgame"))
         .args(args)
-        .current_dir(root())
+        .current_dir(symgame_testkit::root())
         .output()
         .expect("the binary runs");
     (
@@ -39,15 +28,25 @@ pub fn symgame(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// Loads and grounds a game file.
-pub fn ground_file(path: &Path) -> symgame_ground::GroundGame {
-    symgame_ground::load(path, &Default::default())
-        .unwrap_or_else(|e| panic!("{} does not ground: {e}", path.display()))
+/// [`symgame`] with its arguments written as a command line: words split at spaces, a
+/// 'single-quoted' part (a move list, a pattern) kept as one argument.
+pub fn symgame_line(line: &str) -> (i32, String, String) {
+    let mut args = Vec::new();
+    let mut rest = line.trim();
+    while !rest.is_empty() {
+        let (arg, tail) = match rest.strip_prefix('\'') {
+            Some(quoted) => quoted.split_once('\'').expect("a closing quote"),
+            None => rest.split_once(' ').unwrap_or((rest, "")),
+        };
+        args.push(arg);
+        rest = tail.trim_start();
+    }
+    symgame(&args)
 }
 
-/// Grounds a description given as text.
-pub fn ground_text(text: &str) -> Result<symgame_ground::GroundGame, symgame_gdl::Error> {
-    let src = symgame_gdl::Source::new("test.kif", text);
-    let desc = symgame_gdl::check(symgame_gdl::parse(src)?)?;
-    symgame_ground::ground(&desc, &Default::default())
+/// The first line of `text` that starts with `prefix`; panics showing `text` when none does.
+pub fn line_starting<'a>(text: &'a str, prefix: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no line starts with {prefix:?}: {text}"))
 }

@@ -1,6 +1,7 @@
 //! `symgame verify`: the explicit solvers check the symbolic solution.
 
-use crate::{root, symgame};
+use crate::{line_starting, symgame};
+use symgame_testkit::root;
 
 /// `verify` passes on every bundled game (every state of the small ones, a sample of the
 /// bigger ones), with all four explicit algorithms on tic-tac-toe.
@@ -60,10 +61,7 @@ fn verify_reports_a_wrong_solution_and_refuses_a_foreign_one() {
     symgame_symbolic::write_stored(&file, &layer).unwrap();
     let (code, out, _) = symgame(&["verify", "--solution", d, "gdl/tictactoe.kif"]);
     assert_eq!(code, 4, "{out}");
-    let line = out
-        .lines()
-        .find(|l| l.starts_with("DISAGREEMENT"))
-        .expect("a disagreement line");
+    let line = line_starting(&out, "DISAGREEMENT");
     assert!(line.contains("symbolic") && line.contains("explicit") && line.contains("(cell"));
 
     let (code, _, err) = symgame(&["verify", "--solution", d, "gdl/connect4_4x4.kif"]);

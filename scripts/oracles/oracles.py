@@ -76,60 +76,63 @@ def bfs(game):
     return layers, len(seen), terminals
 
 
-def security_values(game):
-    """For each role, the value it can guarantee from the initial state (memoised DFS)."""
-    out = {}
-    for role in game.roles:
-        memo = {}
-
-        def val(s):
-            v = memo.get(s)
-            if v is not None:
-                return v
-            if game.terminal(s):
-                v = game.goals(s)[role]
-            else:
-                vs = [val(t) for _, t in game.successors(s)]
-                v = max(vs) if game.mover(s) == role else min(vs)
-            memo[s] = v
-            return v
-
-        out[role] = val(game.init)
-    return out
-
-
-def subgame_perfect(game):
-    """Backward induction (each mover maximises its own goal).  Returns (payoffs, ties) where
-    ties counts the states in which the mover had several best moves with different payoffs
-    for the other role (then the result depends on tie-breaking)."""
+def backward_induction(game, leaf, choose):
+    """Memoised values of the states reached from the initial state: leaf(s) for a terminal
+    state, else choose(s, the values of its successors). Returns (the initial state's value,
+    {state: value} for every state valued)."""
     memo = {}
-    ties = [0]
 
     def val(s):
         v = memo.get(s)
         if v is not None:
             return v
         if game.terminal(s):
-            v = tuple(game.goals(s)[r] for r in game.roles)
+            v = leaf(s)
         else:
-            i = game.roles.index(game.mover(s))
-            vs = [val(t) for _, t in game.successors(s)]
-            best = max(x[i] for x in vs)
-            cands = {x for x in vs if x[i] == best}
-            if len(cands) > 1:
-                ties[0] += 1
-            v = min(cands)
+            v = choose(s, [val(t) for _, t in game.successors(s)])
         memo[s] = v
         return v
 
-    v = val(game.init)
+    return val(game.init), memo
+
+
+def security_values(game):
+    """For each role, the value it can guarantee from the initial state (memoised DFS)."""
+    out = {}
+    for role in game.roles:
+        out[role], _ = backward_induction(
+            game,
+            lambda s: game.goals(s)[role],
+            lambda s, vs: max(vs) if game.mover(s) == role else min(vs))
+    return out
+
+
+def goal_tuple(game, s):
+    """The goals of a terminal state, in role order."""
+    return tuple(game.goals(s)[r] for r in game.roles)
+
+
+def subgame_perfect(game):
+    """Backward induction (each mover maximises its own goal).  Returns (payoffs, ties) where
+    ties counts the states in which the mover had several best moves with different payoffs
+    for the other role (then the result depends on tie-breaking)."""
+    ties = [0]
+
+    def choose(s, vs):
+        i = game.roles.index(game.mover(s))
+        best = max(x[i] for x in vs)
+        cands = {x for x in vs if x[i] == best}
+        if len(cands) > 1:
+            ties[0] += 1
+        return min(cands)
+
+    v, _ = backward_induction(game, lambda s: goal_tuple(game, s), choose)
     return dict(zip(game.roles, v)), ties[0]
 
 
 def strong_solution(game):
     """Outcome (a tuple of rewards in role order) of every reachable state under the preference
     rule of the module doc; returns {outcome: count} and the initial state's outcome."""
-    memo = {}
     sys.setrecursionlimit(100000)
 
     def key(o, i):
@@ -137,19 +140,11 @@ def strong_solution(game):
         other = sum(v for j, v in enumerate(o) if j != i)
         return (own - other, own) if len(o) > 1 else (own, own)
 
-    def val(s):
-        v = memo.get(s)
-        if v is not None:
-            return v
-        if game.terminal(s):
-            v = tuple(game.goals(s)[r] for r in game.roles)
-        else:
-            i = game.roles.index(game.mover(s))
-            v = max((val(t) for _, t in game.successors(s)), key=lambda o: key(o, i))
-        memo[s] = v
-        return v
+    def choose(s, vs):
+        i = game.roles.index(game.mover(s))
+        return max(vs, key=lambda o: key(o, i))
 
-    init = val(game.init)
+    init, memo = backward_induction(game, lambda s: goal_tuple(game, s), choose)
     counts = {}
     for o in memo.values():
         counts[o] = counts.get(o, 0) + 1

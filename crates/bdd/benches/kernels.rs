@@ -11,35 +11,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig, OxiddEngine, VarSet};
-
-/// The n-queens constraint over `n * n` variables (one per square).
-fn queens<E: BddEngine>(e: &E, n: u32) -> E::Bdd {
-    let q = |r: u32, c: u32| e.var(r * n + c);
-    let mut f = e.constant(true);
-    for r in 0..n {
-        let mut row = e.constant(false);
-        for c in 0..n {
-            row = e.or(&row, &q(r, c)).unwrap();
-            // No other queen attacks (r, c) from a later square.
-            let mut free = e.constant(true);
-            for r2 in r..n {
-                for c2 in 0..n {
-                    if (r2, c2) <= (r, c) {
-                        continue;
-                    }
-                    let attacks = r2 == r || c2 == c || r2 + c == c2 + r || r2 + c2 == r + c;
-                    if attacks {
-                        free = e.and_not(&free, &q(r2, c2)).unwrap();
-                    }
-                }
-            }
-            let clause = e.imp(&q(r, c), &free).unwrap();
-            f = e.and(&f, &clause).unwrap();
-        }
-        f = e.and(&f, &row).unwrap();
-    }
-    f
-}
+use symgame_testkit::queens;
 
 /// A tiny deterministic generator (no extra dependency).
 struct Lcg(u64);

@@ -10,19 +10,14 @@ use symgame_bdd::{
     Backend, BddEngine, BddError, BddNodes, BiodivineEngine, EngineConfig, EngineJob, OxiddEngine,
     VarSet,
 };
+use symgame_testkit::{engine_pair, queens};
 
 /// Variables of the shared engines; formulas use the first `n <= 10` of them.
 const ENGINE_VARS: u32 = 12;
 
 fn engines() -> &'static (BiodivineEngine, OxiddEngine) {
     static ENGINES: OnceLock<(BiodivineEngine, OxiddEngine)> = OnceLock::new();
-    ENGINES.get_or_init(|| {
-        let cfg = EngineConfig::small();
-        (
-            BiodivineEngine::new(ENGINE_VARS, &cfg).unwrap(),
-            OxiddEngine::new(ENGINE_VARS, &cfg).unwrap(),
-        )
-    })
+    ENGINES.get_or_init(|| engine_pair(ENGINE_VARS))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -689,31 +684,13 @@ fn too_many_variables_for_biodivine() {
     assert!(err.to_string().contains("65535"));
 }
 
+/// Counts the solutions of the n-queens problem, on whichever engine runs it.
 struct CountQueens(u32);
 
 impl EngineJob<String> for CountQueens {
     fn run<E: BddEngine>(self, e: E) -> String {
         let n = self.0;
-        let q = |r: u32, c: u32| e.var(r * n + c);
-        let mut f = e.constant(true);
-        for r in 0..n {
-            let mut row = e.constant(false);
-            for c in 0..n {
-                row = e.or(&row, &q(r, c)).unwrap();
-                for r2 in 0..n {
-                    for c2 in 0..n {
-                        let attacks = (r2, c2) != (r, c)
-                            && (r2 == r || c2 == c || r2 + c == c2 + r || r2 + c2 == r + c);
-                        if attacks && (r2, c2) > (r, c) {
-                            let both = e.and(&q(r, c), &q(r2, c2)).unwrap();
-                            f = e.and_not(&f, &both).unwrap();
-                        }
-                    }
-                }
-            }
-            f = e.and(&f, &row).unwrap();
-        }
-        e.sat_count(&f, n * n).to_string()
+        e.sat_count(&queens(&e, n), n * n).to_string()
     }
 }
 

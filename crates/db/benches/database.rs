@@ -24,13 +24,6 @@ use symgame_symbolic::{reach, Encoding, Limits, SymbolicGame, SymbolicOptions};
 /// Sampled states per measurement.
 const SAMPLE: u64 = 4096;
 
-fn game_path() -> PathBuf {
-    match std::env::var("SYMGAME_DB_BENCH_GAME") {
-        Ok(p) => PathBuf::from(p),
-        Err(_) => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../gdl/connect4_5x4.kif"),
-    }
-}
-
 /// Print a file's size against the 2-bit floor.
 fn report(what: &str, summary: &symgame_db::WriteSummary, write_s: f64) {
     let floor = summary.states.div_ceil(4);
@@ -51,8 +44,8 @@ fn report(what: &str, summary: &symgame_db::WriteSummary, write_s: f64) {
 /// Build the database files once (per layer, and the whole reachable set as one layer), print
 /// their figures, and return their paths.
 fn build() -> (PathBuf, PathBuf) {
-    let path = game_path();
-    let game = symgame_ground::load(&path, &Default::default()).unwrap();
+    let path = symgame_testkit::game_from_env("SYMGAME_DB_BENCH_GAME", "connect4_5x4");
+    let game = symgame_testkit::load(&path);
     let enc = Encoding::new(&game, Default::default());
     let cfg = EngineConfig {
         threads: 1,

@@ -347,6 +347,40 @@ fn first_bad_value(b: &[u8], at: usize, bits: u32, states: u64, outcomes: u64) -
 /// Validate everything but the layers: header, section table, checksums, metadata,
 /// variables, outcomes.
 fn parse_frame(b: &[u8], expected: Option<&Fingerprint>) -> Result<(Schema, u32, Vec<Entry>)> {
+    let h = parse_header(b, expected)?;
+    let entries = parse_section_table(b, &h)?;
+    let metadata = entries[0].bytes(b).to_vec();
+    let counted = parse_variables(entries[1].bytes(b), h.num_vars)?;
+    let outcomes = parse_outcomes(entries[2].bytes(b))?;
+    if h.bits != bits_per_value(outcomes.len()) {
+        return Err(Error::malformed(format!(
+            "{} bits per value for {} outcomes",
+            h.bits,
+            outcomes.len()
+        )));
+    }
+    let schema = Schema {
+        fingerprint: h.fingerprint,
+        metadata,
+        num_vars: h.num_vars,
+        counted,
+        outcomes,
+    };
+    Ok((schema, h.bits, entries))
+}
+
+/// The fields of a valid header.
+struct Header {
+    fingerprint: Fingerprint,
+    table_offset: u64,
+    section_count: u64,
+    num_vars: u32,
+    bits: u32,
+}
+
+/// Validate the header: magic, version, its checksum, the fingerprint (against `expected`),
+/// the file size, the place and checksum of the section table, the number of variables.
+fn parse_header(b: &[u8], expected: Option<&Fingerprint>) -> Result<Header> {
     let len = b.len();
     if b[..len.min(8)] != MAGIC[..len.min(8)] {
         return Err(Error::new(
@@ -409,8 +443,7 @@ fn parse_frame(b: &[u8], expected: Option<&Fingerprint>) -> Result<(Schema, u32,
             "the section table ({count} entries at offset {table_offset}) does not end the file"
         )));
     }
-    let table = &b[table_offset as usize..];
-    if crc32fast::hash(table) != le_u32(h, header::TABLE_CRC) {
+    if crc32fast::hash(&b[table_offset as usize..]) != le_u32(h, header::TABLE_CRC) {
         return Err(checksum("section table".into()));
     }
     let num_vars = le_u32(h, header::NUM_VARS);
@@ -419,12 +452,23 @@ fn parse_frame(b: &[u8], expected: Option<&Fingerprint>) -> Result<(Schema, u32,
             "{num_vars} variables, more than the {MAX_VARS} a file may have"
         )));
     }
-    let bits = le_u32(h, header::BITS_PER_VALUE);
+    Ok(Header {
+        fingerprint,
+        table_offset,
+        section_count: count,
+        num_vars,
+        bits: le_u32(h, header::BITS_PER_VALUE),
+    })
+}
 
-    // The entries, in the one order the writer produces, contiguous up to 8-byte padding.
-    let mut entries = Vec::with_capacity(count as usize);
+/// Validate the section table after header `h`: the entries, in the one order the writer
+/// produces, contiguous up to 8-byte padding, the three required sections, and every
+/// section's checksum.
+fn parse_section_table(b: &[u8], h: &Header) -> Result<Vec<Entry>> {
+    let table = &b[h.table_offset as usize..];
+    let mut entries = Vec::with_capacity(h.section_count as usize);
     let mut next = HEADER_LEN as u64;
-    for k in 0..count as usize {
+    for k in 0..h.section_count as usize {
         let e = &table[k * ENTRY_LEN..(k + 1) * ENTRY_LEN];
         let kind = SectionKind::from_u32(le_u32(e, 0)).ok_or_else(|| {
             Error::malformed(format!("section {k} has unknown kind {}", le_u32(e, 0)))
@@ -456,7 +500,7 @@ fn parse_frame(b: &[u8], expected: Option<&Fingerprint>) -> Result<(Schema, u32,
             }
         }
         let end = offset.checked_add(length);
-        if offset != next || end.is_none_or(|end| align8(end) > table_offset) {
+        if offset != next || end.is_none_or(|end| align8(end) > h.table_offset) {
             return Err(Error::malformed(format!(
                 "the {} section lies at bytes {offset}..+{length}, expected to start at {next} \
                  and end before the section table",
@@ -480,9 +524,10 @@ fn parse_frame(b: &[u8], expected: Option<&Fingerprint>) -> Result<(Schema, u32,
             entries.len()
         )));
     }
-    if next != table_offset {
+    if next != h.table_offset {
         return Err(Error::malformed(format!(
-            "bytes {next}..{table_offset} belong to no section"
+            "bytes {next}..{} belong to no section",
+            h.table_offset
         )));
     }
     for e in &entries {
@@ -490,24 +535,7 @@ fn parse_frame(b: &[u8], expected: Option<&Fingerprint>) -> Result<(Schema, u32,
             return Err(checksum(e.name()));
         }
     }
-
-    let metadata = entries[0].bytes(b).to_vec();
-    let counted = parse_variables(entries[1].bytes(b), num_vars)?;
-    let outcomes = parse_outcomes(entries[2].bytes(b))?;
-    if bits != bits_per_value(outcomes.len()) {
-        return Err(Error::malformed(format!(
-            "{bits} bits per value for {} outcomes",
-            outcomes.len()
-        )));
-    }
-    let schema = Schema {
-        fingerprint,
-        metadata,
-        num_vars,
-        counted,
-        outcomes,
-    };
-    Ok((schema, bits, entries))
+    Ok(entries)
 }
 
 fn check_padding(b: &[u8], from: u64, to: u64) -> Result<()> {

@@ -22,12 +22,7 @@ fn engine() -> &'static BiodivineEngine {
 
 /// A fresh directory for one test.
 fn dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("db-file-tests")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    symgame_testkit::scratch_dir!("db-file-tests", name)
 }
 
 fn even_vars() -> VarSet {

@@ -5,51 +5,19 @@
 
 mod support;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig, OxiddEngine};
 use symgame_db::Database;
-use symgame_explicit::{Reasoner, State};
-use symgame_ground::GroundGame;
+use symgame_explicit::Reasoner;
 use symgame_symbolic::{reach, Encoding, Limits, SymbolicGame, SymbolicOptions};
-
-fn game_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../gdl")
-        .join(name)
-}
-
-/// Explicit BFS (terminal states not expanded): every reachable state with its depth.
-fn explicit_layers(r: &Reasoner) -> HashMap<State, usize> {
-    let mut depth = HashMap::new();
-    let mut frontier = vec![r.initial_state()];
-    depth.insert(frontier[0].clone(), 0);
-    let mut d = 0;
-    while !frontier.is_empty() {
-        d += 1;
-        let mut next = Vec::new();
-        for s in &frontier {
-            if r.is_terminal(s) {
-                continue;
-            }
-            for j in r.joint_moves(s) {
-                let t = r.next_state(s, &j);
-                if !depth.contains_key(&t) {
-                    depth.insert(t.clone(), d);
-                    next.push(t);
-                }
-            }
-        }
-        frontier = next;
-    }
-    depth
-}
+use symgame_testkit::{load_game, ExplicitGraph};
 
 /// Build the database of `name` with engine `E` (file tagged `tag`), check it against explicit
 /// search, and return its path.
 fn check_game<E: BddEngine>(name: &str, tag: &str) -> PathBuf {
-    let game: GroundGame = symgame_ground::load(&game_path(name), &Default::default()).unwrap();
+    let game = load_game(name);
     let e = E::new(
         Encoding::new(&game, Default::default()).num_vars(),
         &EngineConfig::small(),
@@ -69,7 +37,8 @@ fn check_game<E: BddEngine>(name: &str, tag: &str) -> PathBuf {
     assert_eq!(summary.bytes, db.file_size() as u64);
 
     let r = Reasoner::new(&game);
-    let states = explicit_layers(&r);
+    // Explicit BFS (terminal states not expanded): every reachable state with its depth.
+    let states = ExplicitGraph::new(&r).depths();
     assert_eq!(db.len(), states.len() as u64, "{name}: states");
     let mut assignments = HashSet::new();
     for (s, &depth) in &states {
@@ -78,10 +47,7 @@ fn check_game<E: BddEngine>(name: &str, tag: &str) -> PathBuf {
         let hit = db
             .lookup(&a)
             .unwrap_or_else(|| panic!("{name}: state {fluents:?} not in the database"));
-        assert_eq!(
-            hit.layer_number as usize, depth,
-            "{name}: layer of {fluents:?}"
-        );
+        assert_eq!(hit.layer_number, depth, "{name}: layer of {fluents:?}");
         assert_eq!(db.layers().nth(hit.layer).unwrap().number, hit.layer_number);
         let goals: Vec<u8> = (0..r.num_roles())
             .map(|role| r.goal(s, role).expect("goal defined in every state"))

@@ -6,8 +6,9 @@ use std::sync::OnceLock;
 
 use num_bigint::BigUint;
 use proptest::prelude::*;
-use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig, OxiddEngine, VarSet};
+use symgame_bdd::{BddEngine, BiodivineEngine, OxiddEngine, VarSet};
 use symgame_db::{AnyPerfectHash, PerfectHash};
+use symgame_testkit::engine_pair;
 
 /// Variables of the small engines.
 const SMALL_VARS: u32 = 12;
@@ -16,24 +17,12 @@ const WIDE_VARS: u32 = 90;
 
 fn small() -> &'static (BiodivineEngine, OxiddEngine) {
     static E: OnceLock<(BiodivineEngine, OxiddEngine)> = OnceLock::new();
-    E.get_or_init(|| {
-        let cfg = EngineConfig::small();
-        (
-            BiodivineEngine::new(SMALL_VARS, &cfg).unwrap(),
-            OxiddEngine::new(SMALL_VARS, &cfg).unwrap(),
-        )
-    })
+    E.get_or_init(|| engine_pair(SMALL_VARS))
 }
 
 fn wide() -> &'static (BiodivineEngine, OxiddEngine) {
     static E: OnceLock<(BiodivineEngine, OxiddEngine)> = OnceLock::new();
-    E.get_or_init(|| {
-        let cfg = EngineConfig::small();
-        (
-            BiodivineEngine::new(WIDE_VARS, &cfg).unwrap(),
-            OxiddEngine::new(WIDE_VARS, &cfg).unwrap(),
-        )
-    })
+    E.get_or_init(|| engine_pair(WIDE_VARS))
 }
 
 /// A formula over the variable slots `0..k` (mapped to the counted variables when built).

@@ -22,10 +22,7 @@ use symgame_symbolic::{fingerprint, solve_with_backend, Encoding, SolveOptions, 
 const SAMPLE: u64 = 4096;
 
 fn game_path() -> PathBuf {
-    match std::env::var("SYMGAME_GAMEDB_BENCH_GAME") {
-        Ok(p) => PathBuf::from(p),
-        Err(_) => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../gdl/connect4_5x4.kif"),
-    }
+    symgame_testkit::game_from_env("SYMGAME_GAMEDB_BENCH_GAME", "connect4_5x4")
 }
 
 fn backend() -> Backend {
@@ -61,10 +58,9 @@ fn report(what: &str, done: &Exported, solve_s: f64) {
 /// Solve once, write both files, print their figures, and return their paths.
 fn build() -> (PathBuf, PathBuf) {
     let path = game_path();
-    let game = symgame_ground::load(&path, &Default::default()).unwrap();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gamedb-bench");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let game = symgame_testkit::load(&path);
+    let dir =
+        symgame_testkit::fresh_dir(Path::new(env!("CARGO_TARGET_TMPDIR")).join("gamedb-bench"));
     let solution = dir.join("solution");
     let sym = SymbolicOptions::default();
     let opts = SolveOptions {
@@ -113,7 +109,7 @@ fn build() -> (PathBuf, PathBuf) {
 
 fn benches(c: &mut Criterion) {
     let (per_layer, whole) = build();
-    let game = symgame_ground::load(&game_path(), &Default::default()).unwrap();
+    let game = symgame_testkit::load(&game_path());
     let t = Instant::now();
     let db = GameDatabase::open(&per_layer, game.clone(), &Default::default()).unwrap();
     println!(

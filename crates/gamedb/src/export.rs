@@ -269,91 +269,15 @@ fn write_solution<E: BddEngine>(
     out: &Path,
     opts: &ExportOptions,
 ) -> Result<(WriteSummary, Vec<ExportedLayer>)> {
-    let whole_set = opts.whole_set;
     let fp = symgame_symbolic::fingerprint(game, enc);
-    let bad = |m: String| Error::new(ErrorKind::Solution, format!("{}: {m}", dir.display()));
-    if manifest.fingerprint != fp {
-        return Err(bad(format!(
-            "the solution was made for another game or variable order (fingerprint {}, the \
-             game's is {fp})",
-            manifest.fingerprint
-        )));
-    }
-    let stats = &manifest.stats;
-    if !manifest.complete {
-        return Err(bad(format!(
-            "the solution is incomplete ({}); solve the game again without limits",
-            stats
-                .stopped
-                .map_or("stopped early".to_string(), |r| r.to_string())
-        )));
-    }
-    let mut files = manifest.files.clone();
-    files.sort_by_key(|(d, _)| *d);
-    let layering = match files.as_slice() {
-        [(None, _)] => Layering::WholeSet,
-        fs if !fs.is_empty() && fs.iter().all(|(d, _)| d.is_some()) => Layering::BfsDepth,
-        _ => return Err(bad("the manifest lists no usable layer files".to_string())),
-    };
-    let layering_out = if whole_set {
+    let (files, layering) = solution_files(dir, manifest, &fp)?;
+    let layering_out = if opts.whole_set {
         Layering::WholeSet
     } else {
         layering
     };
-    let distance = stats.kind == GameKind::SinglePlayer;
-    // The dictionary: (solver outcome, distance) pairs. Only single-player solutions have
-    // distances, and they are solved on the whole set: one file to read twice at most.
-    let pairs: Vec<(u32, Option<u32>)> = if distance {
-        let mut set = BTreeSet::new();
-        for (_, name) in &files {
-            for c in read_stored(&dir.join(name))?.classes {
-                set.insert((c.outcome, c.distance));
-            }
-        }
-        set.into_iter().collect()
-    } else {
-        (0..stats.outcomes.len() as u32)
-            .map(|o| (o, None))
-            .collect()
-    };
-    let mut outcomes = Vec::with_capacity(pairs.len());
-    for &(o, d) in &pairs {
-        let rewards = stats
-            .outcomes
-            .get(o as usize)
-            .ok_or_else(|| bad(format!("a class has outcome {o}, the manifest lists fewer")))?;
-        if d.is_some() != distance {
-            return Err(bad(format!(
-                "a class of outcome {o} {} a distance, but the game is {}",
-                if d.is_some() { "has" } else { "lacks" },
-                stats.kind
-            )));
-        }
-        outcomes.push(Outcome {
-            rewards: rewards.clone(),
-            distance: d,
-        });
-    }
-    let metadata = Metadata {
-        format: FORMAT.to_string(),
-        version: crate::metadata::METADATA_VERSION,
-        game: opts.game_name.clone(),
-        fingerprint: fp.clone(),
-        roles: stats.roles.clone(),
-        kind: stats.kind,
-        layers: layering_out,
-        values: match stats.kind {
-            GameKind::SinglePlayer => "the best reward reachable".to_string(),
-            _ => "the rewards of every role under optimal play (the role to move maximises its \
-                  reward minus the other's, ties by its own reward; minimax for zero-sum games)"
-                .to_string(),
-        },
-        distance: distance.then(|| "moves to the nearest terminal state with that reward".into()),
-        states: stats.states.to_string(),
-        unsolved: stats.unsolved.to_string(),
-        groups: group_layouts(game, enc),
-        encoding: enc.clone(),
-    };
+    let (pairs, outcomes) = value_dictionary(dir, &manifest.stats, &files)?;
+    let metadata = solution_metadata(game, enc, &fp, &manifest.stats, layering_out, opts);
     let schema = Schema {
         fingerprint: fingerprint_bytes(&fp),
         metadata: metadata.to_bytes(),
@@ -361,34 +285,10 @@ fn write_solution<E: BddEngine>(
         counted: enc.current_vars().clone(),
         outcomes,
     };
-    // One layer file's classes, as (dictionary index, states).
-    let read_layer = |depth: Option<u32>, name: &str| -> Result<Vec<(u32, BddNodes)>> {
-        let path = dir.join(name);
-        let stored = read_stored(&path)?;
-        if stored.fingerprint != fp || stored.depth != depth {
-            return Err(Error::new(
-                ErrorKind::Solution,
-                format!(
-                    "{}: the file does not belong to this solution (fingerprint or depth)",
-                    path.display()
-                ),
-            ));
-        }
-        stored
-            .classes
-            .into_iter()
-            .map(|c| match pairs.binary_search(&(c.outcome, c.distance)) {
-                Ok(tag) => Ok((tag as u32, c.nodes)),
-                Err(_) => Err(bad(format!(
-                    "{name}: a class has outcome {} (distance {:?}), not in the manifest",
-                    c.outcome, c.distance
-                ))),
-            })
-            .collect()
-    };
+    let read_layer = |depth: Option<u32>, name: &str| read_classes(dir, &fp, &pairs, depth, name);
     let mut w = Writer::create(out, &schema)?;
     let mut layers = Vec::with_capacity(files.len());
-    if whole_set && layering == Layering::BfsDepth {
+    if opts.whole_set && layering == Layering::BfsDepth {
         // Unite each outcome's classes over all layers, one layer file at a time.
         let mut acc = vec![engine.constant(false); pairs.len()];
         for (depth, name) in &files {
@@ -412,6 +312,171 @@ fn write_solution<E: BddEngine>(
         }
     }
     Ok((w.finish()?, layers))
+}
+
+/// A solution's layer files: (BFS depth, or `None` for the whole set; file name).
+type LayerFiles = Vec<(Option<u32>, String)>;
+
+/// The database's value dictionary: (solver outcome, distance) pairs, sorted.
+type Dictionary = Vec<(u32, Option<u32>)>;
+
+/// An error in the solution directory `dir`.
+fn bad_solution(dir: &Path, message: String) -> Error {
+    Error::new(ErrorKind::Solution, format!("{}: {message}", dir.display()))
+}
+
+/// Checks that the solution in `dir` is complete and made for the game of fingerprint `fp`;
+/// returns its layer files, by depth, and how they are layered.
+fn solution_files(dir: &Path, manifest: &Manifest, fp: &str) -> Result<(LayerFiles, Layering)> {
+    if manifest.fingerprint != fp {
+        return Err(bad_solution(
+            dir,
+            format!(
+                "the solution was made for another game or variable order (fingerprint {}, the \
+                 game's is {fp})",
+                manifest.fingerprint
+            ),
+        ));
+    }
+    if !manifest.complete {
+        return Err(bad_solution(
+            dir,
+            format!(
+                "the solution is incomplete ({}); solve the game again without limits",
+                manifest
+                    .stats
+                    .stopped
+                    .map_or("stopped early".to_string(), |r| r.to_string())
+            ),
+        ));
+    }
+    let mut files = manifest.files.clone();
+    files.sort_by_key(|(d, _)| *d);
+    let layering = match files.as_slice() {
+        [(None, _)] => Layering::WholeSet,
+        fs if !fs.is_empty() && fs.iter().all(|(d, _)| d.is_some()) => Layering::BfsDepth,
+        _ => {
+            let message = "the manifest lists no usable layer files".to_string();
+            return Err(bad_solution(dir, message));
+        }
+    };
+    Ok((files, layering))
+}
+
+/// The database's dictionary of values: the (solver outcome, distance) pairs, sorted, and the
+/// outcome each stands for. Only single-player solutions have distances, and they are solved
+/// on the whole set: one file to read twice at most.
+fn value_dictionary(
+    dir: &Path,
+    stats: &SolveStats,
+    files: &[(Option<u32>, String)],
+) -> Result<(Dictionary, Vec<Outcome>)> {
+    let distance = stats.kind == GameKind::SinglePlayer;
+    let pairs: Dictionary = if distance {
+        let mut set = BTreeSet::new();
+        for (_, name) in files {
+            for c in read_stored(&dir.join(name))?.classes {
+                set.insert((c.outcome, c.distance));
+            }
+        }
+        set.into_iter().collect()
+    } else {
+        (0..stats.outcomes.len() as u32)
+            .map(|o| (o, None))
+            .collect()
+    };
+    let mut outcomes = Vec::with_capacity(pairs.len());
+    for &(o, d) in &pairs {
+        let rewards = stats.outcomes.get(o as usize).ok_or_else(|| {
+            bad_solution(
+                dir,
+                format!("a class has outcome {o}, the manifest lists fewer"),
+            )
+        })?;
+        if d.is_some() != distance {
+            return Err(bad_solution(
+                dir,
+                format!(
+                    "a class of outcome {o} {} a distance, but the game is {}",
+                    if d.is_some() { "has" } else { "lacks" },
+                    stats.kind
+                ),
+            ));
+        }
+        outcomes.push(Outcome {
+            rewards: rewards.clone(),
+            distance: d,
+        });
+    }
+    Ok((pairs, outcomes))
+}
+
+/// The metadata section of a database of `game` solved as `stats`, layered as `layers`.
+fn solution_metadata(
+    game: &GroundGame,
+    enc: &Encoding,
+    fp: &str,
+    stats: &SolveStats,
+    layers: Layering,
+    opts: &ExportOptions,
+) -> Metadata {
+    let distance = stats.kind == GameKind::SinglePlayer;
+    Metadata {
+        format: FORMAT.to_string(),
+        version: crate::metadata::METADATA_VERSION,
+        game: opts.game_name.clone(),
+        fingerprint: fp.to_string(),
+        roles: stats.roles.clone(),
+        kind: stats.kind,
+        layers,
+        values: match stats.kind {
+            GameKind::SinglePlayer => "the best reward reachable".to_string(),
+            _ => "the rewards of every role under optimal play (the role to move maximises its \
+                  reward minus the other's, ties by its own reward; minimax for zero-sum games)"
+                .to_string(),
+        },
+        distance: distance.then(|| "moves to the nearest terminal state with that reward".into()),
+        states: stats.states.to_string(),
+        unsolved: stats.unsolved.to_string(),
+        groups: group_layouts(game, enc),
+        encoding: enc.clone(),
+    }
+}
+
+/// One layer file's classes, as (dictionary index, states): the file `name` of the solution
+/// in `dir`, at `depth`, whose classes must all be in the dictionary `pairs`.
+fn read_classes(
+    dir: &Path,
+    fp: &str,
+    pairs: &[(u32, Option<u32>)],
+    depth: Option<u32>,
+    name: &str,
+) -> Result<Vec<(u32, BddNodes)>> {
+    let path = dir.join(name);
+    let stored = read_stored(&path)?;
+    if stored.fingerprint != fp || stored.depth != depth {
+        return Err(Error::new(
+            ErrorKind::Solution,
+            format!(
+                "{}: the file does not belong to this solution (fingerprint or depth)",
+                path.display()
+            ),
+        ));
+    }
+    stored
+        .classes
+        .into_iter()
+        .map(|c| match pairs.binary_search(&(c.outcome, c.distance)) {
+            Ok(tag) => Ok((tag as u32, c.nodes)),
+            Err(_) => Err(bad_solution(
+                dir,
+                format!(
+                    "{name}: a class has outcome {} (distance {:?}), not in the manifest",
+                    c.outcome, c.distance
+                ),
+            )),
+        })
+        .collect()
 }
 
 /// Write one database layer: its state set is the union of `classes`, each state's value the

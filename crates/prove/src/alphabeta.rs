@@ -158,18 +158,11 @@ pub(crate) fn minimax<M: GameModel, F: Fn(&M, &M::State) -> i32>(
     config: &Config,
 ) -> Result<(Result<Scored, StopReason>, Stats), Unsupported> {
     check_roles(model, maximiser)?;
-    let slot = Table::<M::State, Entry>::slot_bytes();
-    let capacity = match config.limits.max_memory_bytes {
-        Some(bytes) if bytes < slot => {
-            let budget = Budget::new(&config.limits);
-            return Ok((Err(StopReason::MemoryLimit), budget.stats(None)));
-        }
-        Some(bytes) => config.tt_capacity.min(bytes / slot),
-        None => config.tt_capacity,
+    let Some(capacity) = config.table_capacity(Table::<M::State, Entry>::slot_bytes()) else {
+        let budget = Budget::new(&config.limits);
+        return Ok((Err(StopReason::MemoryLimit), budget.stats(None)));
     };
-    // The table never outgrows its capacity, so only the other limits apply inside.
-    let mut limits = config.limits.clone();
-    limits.max_memory_bytes = None;
+    let limits = config.limits_beside_the_table();
     let mut search = AlphaBeta {
         model,
         expander: Expander::new(model),

@@ -219,20 +219,13 @@ pub fn dfpn<M: GameModel, Q: Question<M>>(
             stats: budget.stats(Some(1)),
         });
     }
-    let slot = Table::<M::State, Entry>::slot_bytes();
-    let capacity = match config.limits.max_memory_bytes {
-        Some(bytes) if bytes < slot => {
-            return Ok(SearchResult {
-                outcome: Outcome::Stopped(StopReason::MemoryLimit),
-                stats: budget.stats(None),
-            })
-        }
-        Some(bytes) => config.tt_capacity.min(bytes / slot),
-        None => config.tt_capacity,
+    let Some(capacity) = config.table_capacity(Table::<M::State, Entry>::slot_bytes()) else {
+        return Ok(SearchResult {
+            outcome: Outcome::Stopped(StopReason::MemoryLimit),
+            stats: budget.stats(None),
+        });
     };
-    // The table never outgrows its capacity, so only the other limits apply inside.
-    let mut limits = config.limits.clone();
-    limits.max_memory_bytes = None;
+    let limits = config.limits_beside_the_table();
     let mut search = DfPn {
         model,
         question,

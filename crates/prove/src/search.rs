@@ -159,6 +159,27 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// The entries a transposition table of `slot_bytes`-byte slots may hold: `tt_capacity`,
+    /// capped by the memory limit; `None` when not even one entry fits.
+    pub(crate) fn table_capacity(&self, slot_bytes: usize) -> Option<usize> {
+        match self.limits.max_memory_bytes {
+            Some(bytes) if bytes < slot_bytes => None,
+            Some(bytes) => Some(self.tt_capacity.min(bytes / slot_bytes)),
+            None => Some(self.tt_capacity),
+        }
+    }
+
+    /// The limits inside a search whose transposition table never outgrows its capacity (see
+    /// [`Config::table_capacity`]): all but the memory limit.
+    pub(crate) fn limits_beside_the_table(&self) -> Limits {
+        Limits {
+            max_memory_bytes: None,
+            ..self.limits.clone()
+        }
+    }
+}
+
 /// The answer to a boolean question.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Outcome {

@@ -2,8 +2,8 @@
 
 use std::fmt::Debug;
 use symgame_prove::{
-    alphabeta, prove, solve_value, Algo, Config, Evaluation, GameModel, Init, Outcome, Pn2Limit,
-    Question, ValueOutcome,
+    alphabeta, dfpn, prove, solve_value, Algo, AtLeast, Config, Evaluation, GameModel, Init,
+    Outcome, Pn2Limit, Question, ValueOutcome,
 };
 
 /// Configurations every algorithm must agree under.
@@ -65,11 +65,7 @@ pub fn check_question<M: GameModel, Q: Question<M>>(
 ) where
     M::State: Debug,
 {
-    let want = if expected {
-        Outcome::Proved
-    } else {
-        Outcome::Disproved
-    };
+    let want = proof_outcome(expected);
     for algo in Algo::ALL {
         let result = prove(model, state, question, algo, config).unwrap();
         assert_eq!(result.outcome, want, "{algo}: question at {state:?}");
@@ -77,6 +73,35 @@ pub fn check_question<M: GameModel, Q: Question<M>>(
             assert!(result.stats.proof_size.is_some_and(|size| size >= 1));
         }
     }
+}
+
+/// What a proof search answers to a question whose answer is `answer`.
+pub fn proof_outcome(answer: bool) -> Outcome {
+    if answer {
+        Outcome::Proved
+    } else {
+        Outcome::Disproved
+    }
+}
+
+/// df-pn under `config` answers "can `role` force the goal 100 from `state`?" with `wins`.
+pub fn check_dfpn_win<M: GameModel>(
+    model: &M,
+    state: &M::State,
+    role: usize,
+    wins: bool,
+    config: &Config,
+) where
+    M::State: Debug,
+{
+    let question = AtLeast { role, value: 100 };
+    let result = dfpn(model, state, &question, config).unwrap();
+    assert_eq!(
+        result.outcome,
+        proof_outcome(wins),
+        "table capacity {}, role {role} at {state:?}",
+        config.tt_capacity
+    );
 }
 
 /// Alpha-beta's goal values at `state` have the optimal difference `difference` (two roles).

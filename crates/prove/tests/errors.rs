@@ -4,23 +4,25 @@ use symgame_prove::{
     Unsupported,
 };
 
+/// `algo` refuses the question "can `role` force at least `value` from `root`?".
+fn refusal<M: GameModel>(
+    game: &M,
+    root: &M::State,
+    role: usize,
+    value: u8,
+    algo: Algo,
+) -> Unsupported {
+    let question = AtLeast { role, value };
+    prove(game, root, &question, algo, &Config::default()).expect_err("an unsupported game")
+}
+
 #[test]
 fn simultaneous_moves_are_unsupported() {
     for delay in [0, 3] {
         let game = Pennies { delay };
         let root = game.initial_state();
         for algo in Algo::ALL {
-            let err = prove(
-                &game,
-                &root,
-                &AtLeast {
-                    role: 0,
-                    value: 100,
-                },
-                algo,
-                &Config::default(),
-            )
-            .unwrap_err();
+            let err = refusal(&game, &root, 0, 100, algo);
             assert!(
                 matches!(err, Unsupported::Simultaneous { .. }),
                 "{algo}: {err}"
@@ -41,14 +43,7 @@ fn simultaneous_moves_are_unsupported() {
 fn three_roles_are_unsupported() {
     let game = ThreeRoles;
     for algo in Algo::ALL {
-        let err = prove(
-            &game,
-            &0,
-            &AtLeast { role: 0, value: 50 },
-            algo,
-            &Config::default(),
-        )
-        .unwrap_err();
+        let err = refusal(&game, &0, 0, 50, algo);
         assert_eq!(err, Unsupported::Roles { count: 3 }, "{algo}");
     }
     assert_eq!(
@@ -66,14 +61,7 @@ fn unknown_role_is_rejected() {
         roles: 1,
     };
     for algo in Algo::ALL {
-        let err = prove(
-            &game,
-            &0,
-            &AtLeast { role: 1, value: 50 },
-            algo,
-            &Config::default(),
-        )
-        .unwrap_err();
+        let err = refusal(&game, &0, 1, 50, algo);
         assert_eq!(
             err,
             Unsupported::UnknownRole { role: 1, count: 1 },
@@ -82,10 +70,12 @@ fn unknown_role_is_rejected() {
     }
 }
 
-fn answers(game: &GraphGame, question: &AtLeast, want: Outcome) {
+/// Every algorithm answers "can `role` force at least `value` from vertex 0?" with `want`.
+fn answers(game: &GraphGame, role: usize, value: u8, want: Outcome) {
+    let question = AtLeast { role, value };
     for algo in Algo::ALL {
-        let result = prove(game, &0, question, algo, &Config::default()).unwrap();
-        assert_eq!(result.outcome, want, "{algo}");
+        let result = prove(game, &0, &question, algo, &Config::default()).unwrap();
+        assert_eq!(result.outcome, want, "{algo}: role {role} at least {value}");
     }
 }
 
@@ -98,14 +88,7 @@ fn cycles_terminate_single_player() {
         goals: vec![[0, 0], [0, 0], [0, 0], [100, 0], [30, 0]],
         roles: 1,
     };
-    answers(
-        &game,
-        &AtLeast {
-            role: 0,
-            value: 100,
-        },
-        Outcome::Proved,
-    );
+    answers(&game, 0, 100, Outcome::Proved);
     for algo in Algo::ALL {
         let value = solve_value(&game, &0, 0, algo, &Config::default()).unwrap();
         assert_eq!(
@@ -117,15 +100,8 @@ fn cycles_terminate_single_player() {
     // Without the exit at 3 the loop never pays more than 30.
     let mut stuck = game.clone();
     stuck.edges[2] = vec![0];
-    answers(
-        &stuck,
-        &AtLeast {
-            role: 0,
-            value: 100,
-        },
-        Outcome::Disproved,
-    );
-    answers(&stuck, &AtLeast { role: 0, value: 30 }, Outcome::Proved);
+    answers(&stuck, 0, 100, Outcome::Disproved);
+    answers(&stuck, 0, 30, Outcome::Proved);
 }
 
 #[test]
@@ -138,23 +114,9 @@ fn cycles_terminate_two_players() {
         goals: vec![[0, 0], [0, 0], [100, 0]],
         roles: 2,
     };
-    answers(
-        &game,
-        &AtLeast {
-            role: 0,
-            value: 100,
-        },
-        Outcome::Disproved,
-    );
+    answers(&game, 0, 100, Outcome::Disproved);
     // Role 1 cannot force a terminal where it gets 100 either: the only terminal pays it 0.
-    answers(
-        &game,
-        &AtLeast {
-            role: 1,
-            value: 100,
-        },
-        Outcome::Disproved,
-    );
+    answers(&game, 1, 100, Outcome::Disproved);
     // Alpha-beta scores the repetition as goal 0 for both roles: role 1 prefers it.
     let result = alphabeta(&game, &0, &Config::default()).unwrap();
     assert_eq!(result.evaluation, Evaluation::Values(vec![0, 0]));
@@ -176,15 +138,8 @@ fn cycles_terminate_two_players() {
         roles: 2,
     };
     // Role 0 takes the sure 50 at once; role 1 never enters 5.
-    answers(&game, &AtLeast { role: 0, value: 50 }, Outcome::Proved);
-    answers(
-        &game,
-        &AtLeast {
-            role: 0,
-            value: 100,
-        },
-        Outcome::Disproved,
-    );
+    answers(&game, 0, 50, Outcome::Proved);
+    answers(&game, 0, 100, Outcome::Disproved);
 }
 
 #[test]
@@ -197,14 +152,7 @@ fn self_loops_terminate() {
             goals: vec![[0, 0], [goal, 0]],
             roles: 1,
         };
-        answers(
-            &game,
-            &AtLeast {
-                role: 0,
-                value: 100,
-            },
-            want,
-        );
+        answers(&game, 0, 100, want);
     }
     // A forced self-loop never ends: nothing can be forced.
     let game = GraphGame {
@@ -213,5 +161,5 @@ fn self_loops_terminate() {
         goals: vec![[100, 0]],
         roles: 1,
     };
-    answers(&game, &AtLeast { role: 0, value: 0 }, Outcome::Disproved);
+    answers(&game, 0, 0, Outcome::Disproved);
 }

@@ -94,38 +94,31 @@ fn tiny_memory_limit_stops() {
     );
 }
 
+/// `algo` asked whether the first player wins `nim` stops for `reason`.
+fn assert_stops(nim: &Nim, config: &Config, algo: Algo, reason: StopReason) {
+    let first_wins = AtLeast {
+        role: 0,
+        value: 100,
+    };
+    let result = prove(nim, &nim.initial_state(), &first_wins, algo, config).unwrap();
+    assert_eq!(result.outcome, Outcome::Stopped(reason), "{algo}");
+}
+
 #[test]
 fn pn_stops_at_its_memory_limit_on_a_big_game() {
     let nim = Nim::new(&[9, 9, 9, 9, 9, 9]);
-    let root = nim.initial_state();
     let config = limited(Limits {
         max_memory_bytes: Some(1 << 20),
         ..Limits::default()
     });
     for algo in [Algo::Pn, Algo::Pn2] {
-        let result = prove(
-            &nim,
-            &root,
-            &AtLeast {
-                role: 0,
-                value: 100,
-            },
-            algo,
-            &config,
-        )
-        .unwrap();
-        assert_eq!(
-            result.outcome,
-            Outcome::Stopped(StopReason::MemoryLimit),
-            "{algo}"
-        );
+        assert_stops(&nim, &config, algo, StopReason::MemoryLimit);
     }
 }
 
 #[test]
 fn cancel_from_another_thread_stops_a_long_search() {
     let nim = Nim::new(&[20, 20, 20, 20, 20, 20, 20, 20]);
-    let root = nim.initial_state();
     for algo in Algo::ALL {
         let cancel = Arc::new(AtomicBool::new(false));
         let config = limited(Limits {
@@ -138,23 +131,8 @@ fn cancel_from_another_thread_stops_a_long_search() {
             std::thread::sleep(Duration::from_millis(30));
             cancel.store(true, Ordering::Relaxed);
         });
-        let result = prove(
-            &nim,
-            &root,
-            &AtLeast {
-                role: 0,
-                value: 100,
-            },
-            algo,
-            &config,
-        )
-        .unwrap();
+        assert_stops(&nim, &config, algo, StopReason::Cancelled);
         canceller.join().unwrap();
-        assert_eq!(
-            result.outcome,
-            Outcome::Stopped(StopReason::Cancelled),
-            "{algo}"
-        );
     }
 }
 

@@ -1,7 +1,7 @@
-use crate::checks::{check_question, configs};
+use crate::checks::{check_dfpn_win, check_question, configs};
 use crate::oracle::forced_goal;
 use symgame_prove::games::Nim;
-use symgame_prove::{dfpn, AtLeast, Config, Outcome};
+use symgame_prove::{AtLeast, Config};
 
 /// Every position with heaps up to `start`, with either role to move.
 fn positions(nim: &Nim, start: &[u8]) -> Vec<(Vec<u8>, usize)> {
@@ -87,22 +87,7 @@ fn dfpn_with_tiny_table_solves_nim() {
         for (heaps, mover) in positions(&nim, &start) {
             let state = nim.state(&heaps, mover);
             let mover_wins = heaps.iter().fold(0, |x, &h| x ^ h) != 0;
-            let result = dfpn(
-                &nim,
-                &state,
-                &AtLeast {
-                    role: mover,
-                    value: 100,
-                },
-                &config,
-            )
-            .unwrap();
-            let want = if mover_wins {
-                Outcome::Proved
-            } else {
-                Outcome::Disproved
-            };
-            assert_eq!(result.outcome, want, "capacity {capacity}, heaps {heaps:?}");
+            check_dfpn_win(&nim, &state, mover, mover_wins, &config);
         }
     }
 }

@@ -69,7 +69,7 @@ fn grid_walk_general_questions_match_brute_force() {
             },
         )
     };
-    let (mut zero_beats, mut one_beats) = (beats(0), beats(1));
+    let mut beats_oracle = [beats(0), beats(1)];
     let mut sum_oracle = Minimax::new(game, 1, |m: &GridWalk, s: &symgame_prove::games::Walker| {
         i32::from(u32::from(m.goal(s, 0)) + u32::from(m.goal(s, 1)) >= 100)
     });
@@ -81,20 +81,10 @@ fn grid_walk_general_questions_match_brute_force() {
     };
     for (_, config) in configs() {
         for state in reachable(&game) {
-            check_question(
-                &game,
-                &state,
-                &Beats { role: 0 },
-                zero_beats.value(&state) == 1,
-                &config,
-            );
-            check_question(
-                &game,
-                &state,
-                &Beats { role: 1 },
-                one_beats.value(&state) == 1,
-                &config,
-            );
+            for (role, oracle) in beats_oracle.iter_mut().enumerate() {
+                let beats = oracle.value(&state) == 1;
+                check_question(&game, &state, &Beats { role }, beats, &config);
+            }
             check_question(&game, &state, &rich, sum_oracle.value(&state) == 1, &config);
         }
     }

@@ -1,4 +1,4 @@
-use crate::checks::{check_difference, check_question, check_value, configs};
+use crate::checks::{check_dfpn_win, check_difference, check_question, check_value, configs};
 use crate::oracle::{forced_goal, goal_difference, reachable};
 use symgame_prove::games::TicTacToe;
 use symgame_prove::{dfpn, prove, Algo, AtLeast, Beats, Config, GameModel, Outcome};
@@ -66,35 +66,9 @@ fn dfpn_with_tiny_table_stays_correct() {
         let draw = dfpn(&game, &root, &AtLeast { role: 0, value: 50 }, &config).unwrap();
         assert_eq!(draw.outcome, Outcome::Proved, "capacity {capacity}");
         assert!(draw.stats.nodes_in_memory <= capacity as u64);
-        let win = dfpn(
-            &game,
-            &root,
-            &AtLeast {
-                role: 0,
-                value: 100,
-            },
-            &config,
-        )
-        .unwrap();
-        assert_eq!(win.outcome, Outcome::Disproved, "capacity {capacity}");
+        check_dfpn_win(&game, &root, 0, false, &config);
         for state in reachable(&game).iter().step_by(7) {
-            let expected = x.value(state) >= 100;
-            let result = dfpn(
-                &game,
-                state,
-                &AtLeast {
-                    role: 0,
-                    value: 100,
-                },
-                &config,
-            )
-            .unwrap();
-            let want = if expected {
-                Outcome::Proved
-            } else {
-                Outcome::Disproved
-            };
-            assert_eq!(result.outcome, want, "capacity {capacity} at {state:?}");
+            check_dfpn_win(&game, state, 0, x.value(state) >= 100, &config);
         }
     }
 }

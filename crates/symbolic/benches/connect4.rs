@@ -8,7 +8,6 @@
 // criterion's `criterion_group!` defines undocumented functions.
 #![allow(missing_docs)]
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -28,8 +27,7 @@ struct Fixture {
 }
 
 fn fixture() -> Fixture {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../gdl/connect4_6x5.kif");
-    let game = symgame_ground::load(&path, &Default::default()).expect("connect4_6x5.kif");
+    let game = symgame_testkit::load_game("connect4_6x5");
     let opts = SymbolicOptions {
         goals: false,
         ..Default::default()

@@ -1,55 +1,12 @@
 //! The compact encoding: proven mutex groups hold in every explicitly reachable state, the
 //! proof rejects groups that are not invariants, and states round-trip through the encoding.
 
-use std::collections::{HashSet, VecDeque};
-use std::path::PathBuf;
-
 use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
-use symgame_explicit::{Reasoner, State};
+use symgame_explicit::Reasoner;
 use symgame_ground::GroundGame;
-use symgame_symbolic::mutex::prove_groups;
-use symgame_symbolic::{Encoding, EncodingKind, Order, SymbolicGame, SymbolicOptions};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn load(name: &str) -> GroundGame {
-    let p = root().join("gdl").join(name);
-    symgame_ground::load(&p, &Default::default()).unwrap()
-}
-
-fn from_text(text: &str) -> GroundGame {
-    let desc = symgame_gdl::check(
-        symgame_gdl::parse(symgame_gdl::Source::new("inline.kif", text)).unwrap(),
-    )
-    .unwrap();
-    symgame_ground::ground(&desc, &Default::default()).unwrap()
-}
-
-/// All reachable states (terminal ones included, not expanded), at most `max`.
-fn reachable(game: &GroundGame, max: usize) -> Vec<State> {
-    let r = Reasoner::new(game);
-    let mut seen = HashSet::new();
-    let mut queue = VecDeque::new();
-    seen.insert(r.initial_state());
-    queue.push_back(r.initial_state());
-    let mut out = Vec::new();
-    while let Some(s) = queue.pop_front() {
-        out.push(s.clone());
-        assert!(out.len() <= max, "more than {max} states");
-        if r.is_terminal(&s) {
-            continue;
-        }
-        for j in r.joint_moves(&s) {
-            let t = r.next_state(&s, &j);
-            if seen.insert(t.clone()) {
-                queue.push_back(t);
-            }
-        }
-    }
-    out
-}
+use symgame_symbolic::mutex::{prove_groups, MutexProof};
+use symgame_symbolic::{Encoding, EncodingKind, FluentGroup, Order, SymbolicGame, SymbolicOptions};
+use symgame_testkit::{load, load_game, root, ExplicitGraph};
 
 fn names(game: &GroundGame, fluents: &[usize]) -> Vec<String> {
     fluents
@@ -58,13 +15,32 @@ fn names(game: &GroundGame, fluents: &[usize]) -> Vec<String> {
         .collect()
 }
 
+/// The index of the fluent printed as `text`.
+fn fluent(game: &GroundGame, text: &str) -> usize {
+    game.fluents
+        .iter()
+        .position(|f| f.to_string() == text)
+        .unwrap_or_else(|| panic!("no fluent {text}"))
+}
+
+/// The proven group (of the partition) that holds fluent `f`.
+fn group_of(proof: &MutexProof, f: usize) -> &FluentGroup {
+    proof
+        .groups
+        .iter()
+        .find(|g| g.fluents.contains(&f))
+        .unwrap()
+}
+
 /// Every proven group holds in every reachable state (at most one true, exactly one when
 /// claimed), and every state survives encode, decode, `state` and `pick_state`.
 fn check_sound(name: &str) -> usize {
-    let game = load(name);
+    let game = load_game(name);
     let proof = prove_groups(&game);
     assert_eq!(proof.gave_up, None, "{name}");
-    let states = reachable(&game, 200_000);
+    // All reachable states (terminal ones included, not expanded), at most 200,000.
+    let states = ExplicitGraph::new(&Reasoner::new(&game)).states;
+    assert!(states.len() <= 200_000, "more than 200000 states");
     for g in &proof.groups {
         for s in &states {
             let on = g.fluents.iter().filter(|&&f| s.contains(f)).count();
@@ -116,7 +92,7 @@ fn proven_groups_hold_in_every_reachable_state() {
 
 #[test]
 fn tictactoe_groups_are_cells_and_control() {
-    let game = load("tictactoe.kif");
+    let game = load_game("tictactoe");
     let proof = prove_groups(&game);
     let mut groups: Vec<(Vec<String>, bool)> = proof
         .groups
@@ -152,7 +128,7 @@ fn tictactoe_groups_are_cells_and_control() {
 
 #[test]
 fn connect_four_cells_are_at_most_one_and_control_exactly_one() {
-    let game = load("connect4_4x4.kif");
+    let game = load_game("connect4_4x4");
     let proof = prove_groups(&game);
     for g in proof.groups.iter().filter(|g| g.fluents.len() > 1) {
         let n = names(&game, &g.fluents);
@@ -170,45 +146,22 @@ fn connect_four_cells_are_at_most_one_and_control_exactly_one() {
         .starts_with("(control"));
 }
 
-/// A game where `(mark ?)` fluents look like a group by their names but accumulate.
-const ACCUMULATE: &str = "
-(role p)
-(init (mark a))
-(init (count 0))
-(<= (legal p (add ?x)) (letter ?x))
-(letter a) (letter b) (letter c)
-(<= (next (mark ?x)) (does p (add ?x)))
-(<= (next (mark ?x)) (true (mark ?x)))
-(<= (next (count 1)) (true (count 0)))
-(<= (next (count 2)) (true (count 1)))
-(<= terminal (true (count 2)))
-(<= (goal p 100) (true (mark c)))
-(<= (goal p 0) (not (true (mark c))))
-";
-
+/// `(mark ?)` fluents look like a group by their names but accumulate
+/// (`tests/games/accumulating_marks.kif`).
 #[test]
 fn accumulating_fluents_are_not_grouped() {
-    let game = from_text(ACCUMULATE);
+    let game = load(&root().join("tests/games/accumulating_marks.kif"));
     let proof = prove_groups(&game);
-    let find = |t: &str| {
-        game.fluents
-            .iter()
-            .position(|f| f.to_string() == t)
-            .unwrap()
-    };
-    let mark_a = find("(mark a)");
-    let count0 = find("(count 0)");
-    let group_of = |f: usize| {
-        proof
-            .groups
-            .iter()
-            .find(|g| g.fluents.contains(&f))
-            .unwrap()
-    };
-    assert_eq!(group_of(mark_a).fluents.len(), 1, "marks accumulate");
+    let mark_a = fluent(&game, "(mark a)");
+    let count0 = fluent(&game, "(count 0)");
+    assert_eq!(
+        group_of(&proof, mark_a).fluents.len(),
+        1,
+        "marks accumulate"
+    );
     // The counter is a group; from (count 2), a terminal state, nothing follows, so it is
     // "exactly one" only thanks to the terminal cut.
-    let counter = group_of(count0);
+    let counter = group_of(&proof, count0);
     assert_eq!(counter.fluents.len(), 3);
     assert!(counter.exactly_one);
     // Encode and count: the compact encoding gives the same layers as the plain one.
@@ -235,46 +188,20 @@ fn accumulating_fluents_are_not_grouped() {
             v
         });
         // Two counter values at once: a state of the plain encoding, none of the compact one.
-        let two_counts = g.state(&[mark_a, count0, find("(count 1)")]).unwrap();
+        let two_counts = g
+            .state(&[mark_a, count0, fluent(&game, "(count 1)")])
+            .unwrap();
         assert_eq!(e.is_false(&two_counts), kind == EncodingKind::Compact);
     }
 }
 
-/// Two fluents that are exclusive only because each guards the other: a round of the proof
-/// that assumed nothing would reject both; the fixpoint keeps them.
-const MUTUAL: &str = "
-(role p)
-(init (light red))
-(init (time 0))
-(<= (legal p flip) (true (light ?x)))
-(<= (next (light green)) (true (light red)) (not (true (light green))))
-(<= (next (light red)) (true (light green)) (not (true (light red))))
-(<= (next (light red)) (true (light red)) (true (light green)))
-(<= (next (light green)) (true (light red)) (true (light green)))
-(<= (next (time 1)) (true (time 0)))
-(<= (next (time 2)) (true (time 1)))
-(<= (next (time 3)) (true (time 2)))
-(<= terminal (true (time 3)))
-(<= (goal p 100) (true (light red)))
-(<= (goal p 0) (not (true (light red))))
-";
-
+/// Two fluents exclusive only because each guards the other (`tests/games/mutual_lights.kif`):
+/// a round of the proof that assumed nothing would reject both; the fixpoint keeps them.
 #[test]
 fn exclusivity_that_depends_on_itself_is_proven() {
-    let game = from_text(MUTUAL);
+    let game = load(&root().join("tests/games/mutual_lights.kif"));
     let proof = prove_groups(&game);
-    let find = |t: &str| {
-        game.fluents
-            .iter()
-            .position(|f| f.to_string() == t)
-            .unwrap()
-    };
-    let red = find("(light red)");
-    let g = proof
-        .groups
-        .iter()
-        .find(|g| g.fluents.contains(&red))
-        .unwrap();
+    let g = group_of(&proof, fluent(&game, "(light red)"));
     assert_eq!(g.fluents.len(), 2, "{:?}", proof.groups);
     assert!(g.exactly_one);
 }

@@ -3,92 +3,16 @@
 //! `gdl/*.expect`, and between the layered and whole-set algorithms and the two BDD engines.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
 use num_bigint::BigUint;
 use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig, OxiddEngine};
 use symgame_explicit::{Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    preference, solve, Encoding, EncodingKind, GameKind, LayeredMode, SolveOptions, SymbolicGame,
+    solve, Encoding, EncodingKind, GameKind, LayeredMode, SolveOptions, SymbolicGame,
     SymbolicOptions,
 };
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn load(path: &Path) -> GroundGame {
-    symgame_ground::load(path, &Default::default())
-        .unwrap_or_else(|e| panic!("{} does not ground: {e}", path.display()))
-}
-
-/// The `.expect` fixture as key -> rest of line (the `outcome` lines collected separately).
-struct Expect {
-    lines: HashMap<String, String>,
-    outcomes: Vec<(Vec<u8>, BigUint)>,
-}
-
-fn expect(game: &str) -> Expect {
-    let text = std::fs::read_to_string(root().join("gdl").join(format!("{game}.expect")))
-        .unwrap_or_else(|e| panic!("{game}.expect: {e}"));
-    let mut lines = HashMap::new();
-    let mut outcomes = Vec::new();
-    for l in text.lines().filter(|l| !l.starts_with('#')) {
-        let (k, v) = l.split_once(' ').unwrap_or((l, ""));
-        if k == "outcome" {
-            let (o, n) = v.split_once(' ').unwrap();
-            let o = o.split('/').map(|x| x.parse().unwrap()).collect();
-            outcomes.push((o, n.parse().unwrap()));
-        } else {
-            lines.insert(k.to_string(), v.to_string());
-        }
-    }
-    Expect { lines, outcomes }
-}
-
-/// Explicit minimax with the solver's preference rule; single-player also the distance to the
-/// best reward. Memoised over all reachable states.
-struct Minimax<'r> {
-    r: &'r Reasoner,
-    memo: HashMap<State, (Vec<u8>, u32)>,
-}
-
-impl Minimax<'_> {
-    fn value(&mut self, s: &State) -> (Vec<u8>, u32) {
-        if let Some(v) = self.memo.get(s) {
-            return v.clone();
-        }
-        let n = self.r.num_roles();
-        let v = if self.r.is_terminal(s) {
-            ((0..n).map(|r| self.r.goal(s, r).unwrap_or(0)).collect(), 0)
-        } else {
-            let mover = (0..n)
-                .find(|&r| self.r.legal_moves(s, r).len() > 1)
-                .unwrap_or(0);
-            let succ: Vec<(Vec<u8>, u32)> = self
-                .r
-                .joint_moves(s)
-                .iter()
-                .map(|j| {
-                    let t = self.r.next_state(s, j);
-                    self.value(&t)
-                })
-                .collect();
-            let outcomes: Vec<Vec<u8>> = succ.iter().map(|x| x.0.clone()).collect();
-            let best = &outcomes[preference(&outcomes, mover)[0]];
-            let dist = succ
-                .iter()
-                .filter(|x| &x.0 == best)
-                .map(|x| x.1)
-                .min()
-                .unwrap();
-            (best.clone(), dist + 1)
-        };
-        self.memo.insert(s.clone(), v.clone());
-        v
-    }
-}
+use symgame_testkit::{from_text, load_game, Expect, ExplicitGraph, Minimax};
 
 fn options(layered: LayeredMode) -> SolveOptions {
     SolveOptions {
@@ -169,15 +93,12 @@ fn every_state_of_the_small_games_matches_explicit_minimax() {
         "eight_puzzle_easy",
     ] {
         let t0 = std::time::Instant::now();
-        let game = load(&root().join("gdl").join(format!("{name}.kif")));
+        let game = load_game(name);
         let r = Reasoner::new(&game);
-        let mut mm = Minimax {
-            r: &r,
-            memo: HashMap::new(),
-        };
+        let mut mm = Minimax::new(&r);
         let init = mm.value(&r.initial_state());
-        let ex = expect(name);
-        let want = sorted(ex.outcomes.clone());
+        let ex = Expect::of(name);
+        let want = sorted(ex.outcomes());
         assert!(!want.is_empty(), "{name}.expect has no outcome lines");
         let init_text = init
             .0
@@ -186,7 +107,8 @@ fn every_state_of_the_small_games_matches_explicit_minimax() {
             .collect::<Vec<_>>()
             .join("/");
         assert_eq!(
-            ex.lines["solved_initial"], init_text,
+            ex.get("solved_initial"),
+            Some(init_text.as_str()),
             "{name}: oracle vs minimax"
         );
         for (mode, encoding) in [
@@ -195,7 +117,7 @@ fn every_state_of_the_small_games_matches_explicit_minimax() {
             (LayeredMode::Auto, EncodingKind::Plain),
         ] {
             let (counts, layered) =
-                check_all_states::<BiodivineEngine>(name, &game, &mm.memo, mode, encoding);
+                check_all_states::<BiodivineEngine>(name, &game, mm.values(), mode, encoding);
             assert_eq!(
                 sorted(counts),
                 want,
@@ -210,7 +132,7 @@ fn every_state_of_the_small_games_matches_explicit_minimax() {
             let (counts, _) = check_all_states::<OxiddEngine>(
                 name,
                 &game,
-                &mm.memo,
+                mm.values(),
                 LayeredMode::Auto,
                 EncodingKind::Compact,
             );
@@ -251,21 +173,12 @@ fn engine(game: &GroundGame) -> BiodivineEngine {
 #[test]
 fn nim_positions_lost_exactly_when_the_nim_sum_is_zero() {
     for name in ["nim_3_4_5", "nim_1_2_3"] {
-        let game = load(&root().join("gdl").join(format!("{name}.kif")));
+        let game = load_game(name);
         let r = Reasoner::new(&game);
         let e = engine(&game);
         let (g, solved) = solve_game(&e, &game, &options(LayeredMode::Auto));
         // Every reachable state, by explicit enumeration.
-        let mut seen = std::collections::HashSet::new();
-        let mut stack = vec![r.initial_state()];
-        while let Some(s) = stack.pop() {
-            if !seen.insert(s.clone()) || r.is_terminal(&s) {
-                continue;
-            }
-            for j in r.joint_moves(&s) {
-                stack.push(r.next_state(&s, &j));
-            }
-        }
+        let seen = ExplicitGraph::new(&r).states;
         let mut lost_states = 0;
         for s in &seen {
             let mut xor = 0u32;
@@ -298,9 +211,9 @@ fn nim_positions_lost_exactly_when_the_nim_sum_is_zero() {
 /// whole-set constant-sum algorithm agrees class by class.
 #[test]
 fn connect_four_4x4_is_a_draw_layered_and_whole() {
-    let game = load(&root().join("gdl/connect4_4x4.kif"));
+    let game = load_game("connect4_4x4");
     let e = engine(&game);
-    let ex = expect("connect4_4x4");
+    let ex = Expect::of("connect4_4x4");
     let (g, layered) = solve_game(&e, &game, &options(LayeredMode::Auto));
     let st = &layered.stats;
     assert!(st.layered);
@@ -312,7 +225,7 @@ fn connect_four_4x4_is_a_draw_layered_and_whole() {
         .cloned()
         .zip(st.per_outcome.iter().cloned())
         .collect();
-    assert_eq!(sorted(counts), sorted(ex.outcomes.clone()));
+    assert_eq!(sorted(counts), sorted(ex.outcomes()));
     assert_eq!(st.layers.len(), 17);
     let (_, whole) = solve_game(&e, &game, &options(LayeredMode::Never));
     assert!(!whole.stats.layered);
@@ -371,7 +284,7 @@ fn maxmin(r: &Reasoner, s: &State, role: usize, memo: &mut HashMap<State, u8>) -
 #[test]
 fn security_values_match_explicit_maxmin() {
     for name in ["prisoners_2p", "tictactoe", "nim_1_2_3", "climb_rewards"] {
-        let game = load(&root().join("gdl").join(format!("{name}.kif")));
+        let game = load_game(name);
         let r = Reasoner::new(&game);
         let e = engine(&game);
         let enc = Encoding::with_options(&game, &SymbolicOptions::default());
@@ -382,12 +295,11 @@ fn security_values_match_explicit_maxmin() {
                 symgame_symbolic::security_values(&g, &reached, role, &Default::default()).unwrap();
             let mut memo = HashMap::new();
             let init = maxmin(&r, &r.initial_state(), role, &mut memo);
-            let key = format!("value {}", game.roles[role].name);
-            // The fixture keeps one `value ROLE V` line per role (the map above keeps the last
-            // `value` key only), so read the file again for this role's line.
-            let text = std::fs::read_to_string(root().join(format!("gdl/{name}.expect"))).unwrap();
-            if let Some(line) = text.lines().find(|l| l.starts_with(&format!("{key} "))) {
-                assert_eq!(line, format!("{key} {init}"), "{name}: oracle vs maxmin");
+            // The fixture keeps one `value ROLE V` line per role.
+            let values = Expect::of(name).values();
+            let who = game.roles[role].name.to_string();
+            if let Some((_, v)) = values.iter().find(|(r, _)| *r == who) {
+                assert_eq!(*v, init, "{name}: oracle vs maxmin");
             }
             for (s, v) in &memo {
                 let st = g.state(&s.fluents().collect::<Vec<_>>()).unwrap();
@@ -402,28 +314,33 @@ fn security_values_match_explicit_maxmin() {
     }
 }
 
-/// Connect Four 5×4 is a draw (3,945,711 states, layered); 6×4 (94,910,577 states) is a
-/// second-player win, opt-in with SYMGAME_HEAVY=1 (minutes).
+/// Solves Connect Four `name` layer by layer and checks its state count and initial value.
+fn check_connect_four(name: &str, value: [u8; 2], states: &str) {
+    let game = load_game(name);
+    let e = BiodivineEngine::new(
+        Encoding::with_options(&game, &SymbolicOptions::default()).num_vars(),
+        &EngineConfig::default(),
+    )
+    .unwrap();
+    let opts = SolveOptions::default();
+    let (_, s) = solve_game(&e, &game, &opts);
+    let st = &s.stats;
+    assert!(st.layered, "{name}");
+    assert_eq!(st.states.to_string(), states, "{name}");
+    assert_eq!(st.outcomes[st.initial.unwrap()], value, "{name}");
+}
+
+/// Connect Four 5×4 is a draw (3,945,711 states, layered).
 #[test]
-fn connect_four_5x4_draw_and_6x4_second_player_win() {
-    let mut boards = vec![("connect4_5x4", [50u8, 50], "3945711")];
-    if std::env::var_os("SYMGAME_HEAVY").is_some() {
-        boards.push(("connect4_6x4", [0, 100], "94910577"));
-    }
-    for (name, value, states) in boards {
-        let game = load(&root().join("gdl").join(format!("{name}.kif")));
-        let e = BiodivineEngine::new(
-            Encoding::with_options(&game, &SymbolicOptions::default()).num_vars(),
-            &EngineConfig::default(),
-        )
-        .unwrap();
-        let opts = SolveOptions::default();
-        let (_, s) = solve_game(&e, &game, &opts);
-        let st = &s.stats;
-        assert!(st.layered, "{name}");
-        assert_eq!(st.states.to_string(), states, "{name}");
-        assert_eq!(st.outcomes[st.initial.unwrap()], value, "{name}");
-    }
+fn connect_four_5x4_is_a_draw() {
+    check_connect_four("connect4_5x4", [50, 50], "3945711");
+}
+
+/// Connect Four 6×4 (94,910,577 states) is a second-player win.
+#[test]
+#[ignore = "heavy: solving Connect Four 6x4 takes minutes"]
+fn connect_four_6x4_is_a_second_player_win() {
+    check_connect_four("connect4_6x4", [0, 100], "94910577");
 }
 
 /// Goal conditions are formulas: conjoined piece by piece they give the same states as the
@@ -431,7 +348,7 @@ fn connect_four_5x4_draw_and_6x4_second_player_win() {
 /// million nodes).
 #[test]
 fn goal_formulas_equal_their_bdds_and_stay_split() {
-    let game = load(&root().join("gdl/connect4_4x4.kif"));
+    let game = load_game("connect4_4x4");
     let e = engine(&game);
     let enc = Encoding::with_options(&game, &SymbolicOptions::default());
     let g = SymbolicGame::new(&e, &game, enc, &SymbolicOptions::default()).unwrap();
@@ -451,7 +368,7 @@ fn goal_formulas_equal_their_bdds_and_stay_split() {
             }
         }
     }
-    let game = load(&root().join("gdl/connect4_6x5.kif"));
+    let game = load_game("connect4_6x5");
     let e = BiodivineEngine::new(
         Encoding::with_options(&game, &SymbolicOptions::default()).num_vars(),
         &EngineConfig::small(),
@@ -463,14 +380,6 @@ fn goal_formulas_equal_their_bdds_and_stay_split() {
         let (_, draw) = gs.iter().find(|(v, _)| *v == 50).unwrap();
         assert!(draw.leaves() >= 2, "{draw:?}");
     }
-}
-
-fn from_text(text: &str) -> GroundGame {
-    let desc = symgame_gdl::check(
-        symgame_gdl::parse(symgame_gdl::Source::new("inline.kif", text)).unwrap(),
-    )
-    .unwrap();
-    symgame_ground::ground(&desc, &Default::default()).unwrap()
 }
 
 /// A turn-taking game whose third state is not terminal but leaves the mover without a legal

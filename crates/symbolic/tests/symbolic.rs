@@ -1,7 +1,7 @@
 //! Cross-checks of the symbolic searches against explicit enumeration (symgame-explicit is a
 //! dev-dependency only) and between the two BDD engines.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::path::{Path as FsPath, PathBuf};
 
 use num_bigint::BigUint;
@@ -12,26 +12,22 @@ use symgame_symbolic::{
     reach, reach_with_backend, shortest_path_within, Encoding, EncodingKind, Order, ReachStats,
     SymbolicGame, SymbolicOptions,
 };
+use symgame_testkit::{corpus_game, load, load_game, root, Expect, ExplicitGraph};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn load(path: &FsPath) -> GroundGame {
-    symgame_ground::load(path, &Default::default())
-        .unwrap_or_else(|e| panic!("{} does not ground: {e}", path.display()))
+/// Counts the reachable layers of `game` on `backend` (small engine configuration) within
+/// `limits`.
+fn reach_within(
+    game: &GroundGame,
+    backend: Backend,
+    opts: &SymbolicOptions,
+    limits: &Limits,
+) -> ReachStats {
+    let config = EngineConfig::small();
+    reach_with_backend(game, backend, &config, opts, limits, |_| {}).unwrap()
 }
 
 fn symbolic_layers(game: &GroundGame, backend: Backend, opts: &SymbolicOptions) -> ReachStats {
-    let stats = reach_with_backend(
-        game,
-        backend,
-        &EngineConfig::small(),
-        opts,
-        &Limits::default(),
-        |_| {},
-    )
-    .unwrap();
+    let stats = reach_within(game, backend, opts, &Limits::default());
     assert_eq!(stats.stopped, None);
     stats
 }
@@ -108,15 +104,9 @@ fn layer_counts_match_explicit_on_all_small_games() {
     let mut checked = Vec::new();
     for f in &files {
         // Large games: skip by their .expect state count before exploring.
-        if let Ok(text) = std::fs::read_to_string(f.with_extension("expect")) {
-            let big = text.lines().any(|l| {
-                l.strip_prefix("states ")
-                    .and_then(|n| n.trim().parse::<u64>().ok())
-                    .is_some_and(|n| n > 200_000)
-            });
-            if big {
-                continue;
-            }
+        let expect = f.with_extension("expect");
+        if expect.exists() && Expect::read(&expect).number("states") > Some(200_000) {
+            continue;
         }
         if let Some(n) = cross_check(f, 200_000) {
             checked.push((f.file_name().unwrap().to_string_lossy().to_string(), n));
@@ -134,16 +124,15 @@ fn layer_counts_match_explicit_on_all_small_games() {
 }
 
 #[test]
+#[ignore = "corpus: needs the GGP corpus at ../shared/gdl-corpus"]
 fn corpus_tictactoe_matches_explicit() {
-    let p = root().join("../shared/gdl-corpus/ticTacToe.kif");
-    if p.is_file() {
-        assert_eq!(cross_check(&p, 200_000), Some(5478));
-    }
+    let p = corpus_game("ticTacToe.kif");
+    assert_eq!(cross_check(&p, 200_000), Some(5478));
 }
 
 #[test]
 fn tictactoe_layers_on_both_backends() {
-    let game = load(&root().join("gdl/tictactoe.kif"));
+    let game = load_game("tictactoe");
     for b in Backend::ALL {
         let st = symbolic_layers(&game, b, &SymbolicOptions::default());
         let layers: Vec<String> = st.layers.iter().map(|l| l.states.to_string()).collect();
@@ -169,22 +158,11 @@ fn serde_json_like(st: &ReachStats) -> String {
 
 /// The `layers` and `states` lines of a game's `.expect` fixture.
 fn expected_layers(name: &str) -> (Option<Vec<BigUint>>, BigUint) {
-    let text = std::fs::read_to_string(root().join("gdl").join(name).with_extension("expect"))
-        .expect("fixture");
-    let mut layers = None;
-    let mut states = None;
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("layers ") {
-            layers = Some(
-                rest.split_whitespace()
-                    .map(|n| n.parse().unwrap())
-                    .collect(),
-            );
-        } else if let Some(rest) = line.strip_prefix("states ") {
-            states = Some(rest.trim().parse().unwrap());
-        }
-    }
-    (layers, states.expect("a states line"))
+    let e = Expect::of(name);
+    let layers = e
+        .numbers("layers")
+        .map(|l| l.into_iter().map(BigUint::from).collect());
+    (layers, e.number("states").expect("a states line").into())
 }
 
 /// Connect Four 4x4 and 5x4 (3,945,711 states): every layer as in the fixtures, on both
@@ -192,7 +170,7 @@ fn expected_layers(name: &str) -> (Option<Vec<BigUint>>, BigUint) {
 #[test]
 fn connect4_layers_match_fixtures_on_both_engines() {
     for name in ["connect4_4x4.kif", "connect4_5x4.kif"] {
-        let game = load(&root().join("gdl").join(name));
+        let game = load_game(name);
         let (layers, states) = expected_layers(name);
         let layers = layers.expect("a layers line");
         for (backend, encoding) in [
@@ -214,14 +192,12 @@ fn connect4_layers_match_fixtures_on_both_engines() {
 }
 
 /// Connect Four 6x5: 2,818,972,642 states (J. Tromp's count), terminal positions counted, not
-/// expanded. Heavy (a few minutes and several GB on a 2-core machine): SYMGAME_HEAVY=1.
+/// expanded.
 #[test]
+#[ignore = "heavy: a few minutes and several GB on a 2-core machine"]
 fn connect4_6x5_count_heavy() {
-    if std::env::var("SYMGAME_HEAVY").ok().as_deref() != Some("1") {
-        return;
-    }
     let name = "connect4_6x5.kif";
-    let game = load(&root().join("gdl").join(name));
+    let game = load_game(name);
     let (_, states) = expected_layers(name);
     let config = EngineConfig {
         threads: 0,
@@ -246,50 +222,11 @@ fn connect4_6x5_count_heavy() {
     assert_eq!(st.layers.len(), 31);
 }
 
-/// Explicit reachable graph: states in BFS order, their successors, terminal flags.
-struct Graph {
-    states: Vec<State>,
-    index: HashMap<State, usize>,
-    succ: Vec<Vec<usize>>,
-    terminal: Vec<bool>,
-}
-
-fn explicit_graph(r: &Reasoner) -> Graph {
-    let mut g = Graph {
-        states: vec![r.initial_state()],
-        index: HashMap::new(),
-        succ: Vec::new(),
-        terminal: Vec::new(),
-    };
-    g.index.insert(r.initial_state(), 0);
-    let mut k = 0;
-    while k < g.states.len() {
-        let s = g.states[k].clone();
-        let term = r.is_terminal(&s);
-        let mut out = Vec::new();
-        if !term {
-            for j in r.joint_moves(&s) {
-                let t = r.next_state(&s, &j);
-                let n = g.states.len();
-                let i = *g.index.entry(t.clone()).or_insert(n);
-                if i == n {
-                    g.states.push(t);
-                }
-                out.push(i);
-            }
-        }
-        g.terminal.push(term);
-        g.succ.push(out);
-        k += 1;
-    }
-    g
-}
-
 fn fluents_of(s: &State) -> Vec<usize> {
     s.fluents().collect()
 }
 
-fn check_preimages<E: BddEngine>(engine: &E, game: &GroundGame, graph: &Graph) {
+fn check_preimages<E: BddEngine>(engine: &E, game: &GroundGame, graph: &ExplicitGraph) {
     let enc = Encoding::new(game, Order::Heuristic);
     let g = SymbolicGame::new(engine, game, enc, &SymbolicOptions::default()).unwrap();
     let e = engine;
@@ -341,8 +278,8 @@ fn check_preimages<E: BddEngine>(engine: &E, game: &GroundGame, graph: &Graph) {
 #[test]
 fn pre_images_match_explicit() {
     for name in ["nim_1_2_3.kif", "tictactoe.kif", "prisoners_2p.kif"] {
-        let game = load(&root().join("gdl").join(name));
-        let graph = explicit_graph(&Reasoner::new(&game));
+        let game = load_game(name);
+        let graph = ExplicitGraph::new(&Reasoner::new(&game));
         let n = Encoding::new(&game, Order::Heuristic).num_vars();
         check_preimages(
             &BiodivineEngine::new(n, &EngineConfig::small()).unwrap(),
@@ -421,7 +358,7 @@ fn bidirectional_search_finds_shortest_paths() {
         ("hanoi_4.kif", 15, true),
         ("eight_puzzle_easy.kif", 8, true),
     ] {
-        let game = load(&root().join("gdl").join(name));
+        let game = load_game(name);
         let n = Encoding::new(&game, Order::Heuristic).num_vars();
         check_path(
             &BiodivineEngine::new(n, &EngineConfig::small()).unwrap(),
@@ -443,35 +380,22 @@ fn bidirectional_search_finds_shortest_paths() {
 
 #[test]
 fn limits_stop_cleanly_and_keep_layers() {
-    let game = load(&root().join("gdl/tictactoe.kif"));
-    let stats = reach_with_backend(
-        &game,
-        Backend::Biodivine,
-        &EngineConfig::small(),
-        &SymbolicOptions::default(),
-        &Limits {
-            max_nodes: Some(200),
-            ..Default::default()
-        },
-        |_| {},
-    )
-    .unwrap();
+    let game = load_game("tictactoe");
+    let opts = SymbolicOptions::default();
+    let few_nodes = Limits {
+        max_nodes: Some(200),
+        ..Default::default()
+    };
+    let stats = reach_within(&game, Backend::Biodivine, &opts, &few_nodes);
     assert_eq!(stats.stopped, Some(symgame_symbolic::StopReason::NodeLimit));
     assert!(!stats.layers.is_empty() && stats.layers.len() < 10);
     assert_eq!(stats.layers[0].states, BigUint::from(1u32));
     let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
-    let stats = reach_with_backend(
-        &game,
-        Backend::Oxidd,
-        &EngineConfig::small(),
-        &SymbolicOptions::default(),
-        &Limits {
-            cancel: Some(cancel),
-            ..Default::default()
-        },
-        |_| {},
-    )
-    .unwrap();
+    let cancelled = Limits {
+        cancel: Some(cancel),
+        ..Default::default()
+    };
+    let stats = reach_within(&game, Backend::Oxidd, &opts, &cancelled);
     assert_eq!(stats.stopped, Some(symgame_symbolic::StopReason::Cancelled));
     assert!(stats.layers.is_empty());
 }
@@ -480,8 +404,8 @@ fn limits_stop_cleanly_and_keep_layers() {
 /// it, for every reachable state of tic-tac-toe (in both variable orders).
 #[test]
 fn assignments_are_the_minterms_of_states() {
-    let game = load(&root().join("gdl/tictactoe.kif"));
-    let graph = explicit_graph(&Reasoner::new(&game));
+    let game = load_game("tictactoe");
+    let graph = ExplicitGraph::new(&Reasoner::new(&game));
     for order in [Order::Heuristic, Order::Given] {
         let enc = Encoding::new(&game, order);
         let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();

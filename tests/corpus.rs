@@ -1,0 +1,100 @@
+//! The command line on games of the public GGP corpus (`../shared/gdl-corpus`): ignored by
+//! default, since the corpus may be missing; `cargo test --release -- --ignored corpus` runs
+//! them (CI does, when the corpus is there), and without the corpus they fail, saying so.
+
+use symgame_testkit::{corpus_game, root};
+
+/// A reader that closes the pipe early ends symgame quietly (no panic on a broken pipe).
+#[test]
+#[ignore = "corpus: needs the GGP corpus at ../shared/gdl-corpus"]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    // Megabytes of output (173,962 moves listed), far beyond a pipe's buffer.
+    let game = corpus_game("amazons.kif");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_symgame"))
+        .args(["info", "--list", game.to_str().unwrap()])
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // The read end is closed here, before the table is complete.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        out.status.signal(),
+        Some(13),
+        "ended by SIGPIPE: {:?}",
+        out.status
+    );
+}
+
+/// `--time-limit` covers the set-up too: a three-player game with 744 moves spends its time
+/// enumerating joint moves (in the mutex proof and the compilation), and must still stop with
+/// the limit's exit code, not run on until killed.
+#[test]
+#[ignore = "corpus: needs the GGP corpus at ../shared/gdl-corpus"]
+fn a_time_limit_stops_the_set_up_too() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let game = corpus_game("3pffa.kif");
+    for cmd in ["reach", "solve"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_symgame"))
+            .args([cmd, "--time-limit", "1", game.to_str().unwrap()])
+            .current_dir(root())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A generous bound against a hang (without the set-up limit it runs for minutes).
+        let started = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if started.elapsed() > Duration::from_secs(120) {
+                child.kill().unwrap();
+                panic!("{cmd} --time-limit 1 still runs after 120 s");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(status.code(), Some(3), "{cmd}: {err}");
+        assert!(err.contains("time limit"), "{cmd}: {err}");
+        // Stopped between operations, not by the watchdog.
+        assert!(!err.contains("inside one BDD operation"), "{cmd}: {err}");
+    }
+}
+
+/// When one BDD operation outlasts `--time-limit` (checkersTorus: compiling one of its
+/// conditions does not finish in minutes), the watchdog still ends the run with exit code 3
+/// shortly after the limit and says why.
+#[test]
+#[ignore = "corpus: needs the GGP corpus at ../shared/gdl-corpus"]
+fn a_time_limit_ends_even_a_single_endless_bdd_operation() {
+    use std::time::{Duration, Instant};
+    let game = corpus_game("checkersTorus.kif");
+    let started = Instant::now();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_symgame"))
+        .args(["reach", "--time-limit", "2", game.to_str().unwrap()])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("inside one BDD operation"), "{err}");
+    // 2 s, the 5 s grace and grounding, with room for a loaded machine.
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+}
