@@ -59,33 +59,46 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
     ) -> Result<Self, SymbolicError> {
         let e = engine;
         let enc = &encoding;
+        let live = || e.stats().live_nodes;
+        opts.phase("conditions");
         let (mut comp, term_leaves) = Compiler::prepared(e, game, enc)?;
         let raw_terminal_parts = comp.terminal_parts(&term_leaves)?;
         let terminal_parts =
             cluster_parts(e, raw_terminal_parts.clone(), opts.terminal_cluster_nodes)?;
         let legal = comp.legal()?;
+        opts.phase_done(live());
         // Goals as formulas (see `Compiler::goal_formulas`).
+        opts.phase("goals");
         let goal_formulas = if opts.goals {
             comp.goal_formulas(opts.formula_leaf_nodes)?
         } else {
             Vec::new()
         };
+        opts.phase_done(live());
         let init = match enc.encode(&game.init) {
             Some(lits) => e.cube(&lits)?,
             None => return Err(SymbolicError::InitBreaksGroup),
         };
 
         // Joint moves that can be legal together.
+        opts.phase("joint_moves");
         let valid = valid_codes(e, enc)?;
         opts.setup_expired().map_err(SymbolicError::Stopped)?;
         let joint = joint_moves(e, &legal, &valid, opts.max_joint_moves, &|| {
             opts.setup_expired().is_err()
         })?;
+        opts.phase_done(live());
         // One relation per joint move, then clusters with their terminal parts.
+        opts.phase("relations");
         let partitions = partition::per_joint_move(e, enc, &mut comp, game, joint, opts)?;
         drop(comp);
+        opts.phase_done(live());
+        opts.phase("clustering");
         let mut clusters = partition::cluster(e, enc, &partitions, opts.cluster_nodes)?;
+        opts.phase_done(live());
+        opts.phase("terminal_parts");
         partition::attach_terminal_parts(e, &mut clusters, &raw_terminal_parts, opts)?;
+        opts.phase_done(live());
 
         Ok(SymbolicGame {
             engine,

@@ -60,6 +60,7 @@ mod order;
 mod partition;
 mod path;
 mod plan;
+mod profile;
 mod reach;
 mod solve;
 
@@ -80,6 +81,7 @@ pub use plan::problem::{Algorithm, Costs, PatternChoice, PlanError, PlanOptions,
 pub use plan::select::{pattern_order, select_pattern, Selection};
 pub use plan::spec::parse_pattern;
 pub use plan::{plan, plan_with_backend};
+pub use profile::{Phase, SetupLog};
 pub use reach::{
     reach, reach_count, reach_encoded, reach_until, reach_with_backend, LayerStats, Reach,
     ReachStats,

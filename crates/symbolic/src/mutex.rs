@@ -84,7 +84,10 @@ impl Encoding {
                     let left = d.saturating_duration_since(Instant::now());
                     budget.time = budget.time.min(left);
                 }
-                Encoding::compact_within(game, opts.order, &budget)
+                opts.phase("mutex");
+                let enc = Encoding::compact_within(game, opts.order, &budget);
+                opts.phase_done(None);
+                enc
             }
         }
     }

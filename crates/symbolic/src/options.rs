@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 use symgame_limits::StopReason;
 
+use crate::profile::SetupLog;
+
 /// How fluents are placed in the variable order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -75,9 +77,26 @@ pub struct SymbolicOptions {
     /// up soundly, with fewer groups): a command's time limit covers its set-up too.
     #[serde(skip)]
     pub setup_deadline: Option<std::time::Instant>,
+    /// Where the set-up records its phases (seconds, live nodes), also when a limit stops it
+    /// inside one; `None` records nothing.
+    #[serde(skip)]
+    pub setup_log: Option<SetupLog>,
 }
 
 impl SymbolicOptions {
+    /// Starts set-up phase `name` in the log, if there is one.
+    pub(crate) fn phase(&self, name: &'static str) {
+        if let Some(log) = &self.setup_log {
+            log.start(name);
+        }
+    }
+
+    /// Ends the current set-up phase in the log, if there is one.
+    pub(crate) fn phase_done(&self, nodes: Option<usize>) {
+        if let Some(log) = &self.setup_log {
+            log.finish(nodes);
+        }
+    }
     /// `Err(TimeLimit)` once the set-up deadline has passed.
     pub(crate) fn setup_expired(&self) -> Result<(), StopReason> {
         match self.setup_deadline {
@@ -99,6 +118,7 @@ impl Default for SymbolicOptions {
             goals: true,
             formula_leaf_nodes: 20_000,
             setup_deadline: None,
+            setup_log: None,
         }
     }
 }
