@@ -10,15 +10,20 @@ use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
 use crate::options::SymbolicOptions;
 
-/// A search to run on a compiled game, on whichever engine the backend creates.
-pub(crate) trait GameJob {
-    /// What the search returns.
-    type Output;
-    /// Its error, which a failed compilation (or engine creation) converts into.
-    type Error: From<SymbolicError>;
-
+/// A search to run on a compiled game, on whichever engine the backend creates, returning `T`
+/// or the error `Er` (which a failed compilation or engine creation converts into).
+pub(crate) trait GameJob<T, Er> {
     /// Runs the search on `g`.
-    fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<Self::Output, Self::Error>;
+    fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<T, Er>;
+}
+
+/// The job of a search that takes its parameters and a progress callback (reachability,
+/// solving): each search implements [`GameJob`] for its own parameter type `P`.
+pub(crate) struct WithProgress<'a, P, F> {
+    /// The search's parameters.
+    pub(crate) params: &'a P,
+    /// Called as the search goes on.
+    pub(crate) progress: F,
 }
 
 /// The engine job: compile `game` with `encoding`, then run `job` on it.
@@ -29,8 +34,11 @@ struct Compiled<'a, J> {
     job: J,
 }
 
-impl<J: GameJob> EngineJob<Result<J::Output, J::Error>> for Compiled<'_, J> {
-    fn run<E: BddEngine>(self, engine: E) -> Result<J::Output, J::Error> {
+impl<T, Er, J: GameJob<T, Er>> EngineJob<Result<T, Er>> for Compiled<'_, J>
+where
+    Er: From<SymbolicError>,
+{
+    fn run<E: BddEngine>(self, engine: E) -> Result<T, Er> {
         let g = SymbolicGame::new(&engine, self.game, self.encoding, self.opts)?;
         self.job.run(&g)
     }
@@ -38,14 +46,14 @@ impl<J: GameJob> EngineJob<Result<J::Output, J::Error>> for Compiled<'_, J> {
 
 /// Creates an engine of `backend` with the encoding's variables, compiles `game` in it and
 /// runs `job`.
-pub(crate) fn run_compiled<J: GameJob>(
+pub(crate) fn run_compiled<T, Er: From<SymbolicError>>(
     game: &GroundGame,
     encoding: Encoding,
     backend: Backend,
     config: &EngineConfig,
     opts: &SymbolicOptions,
-    job: J,
-) -> Result<J::Output, J::Error> {
+    job: impl GameJob<T, Er>,
+) -> Result<T, Er> {
     let n = encoding.num_vars();
     let job = Compiled {
         game,

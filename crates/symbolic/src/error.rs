@@ -46,8 +46,23 @@ impl fmt::Display for SymbolicError {
 
 impl std::error::Error for SymbolicError {}
 
-impl From<BddError> for SymbolicError {
-    fn from(e: BddError) -> Self {
-        SymbolicError::Bdd(e)
-    }
+crate::from_variants!(SymbolicError { Bdd(BddError) });
+
+/// `impl From<Source> for Enum` for each listed variant `Variant(Source)` of `Enum`, wrapping the
+/// value in the variant (so that `?` converts it): `from_variants!(Enum { A(X), B(Y) })`.
+///
+/// For the error enums of symgame's own crates (this one and those wrapping its errors, such as
+/// symgame-verify); not part of the documented API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! from_variants {
+    ($enum:ident { $($variant:ident($source:ty)),+ $(,)? }) => {
+        $(
+            impl From<$source> for $enum {
+                fn from(e: $source) -> Self {
+                    $enum::$variant(e)
+                }
+            }
+        )+
+    };
 }

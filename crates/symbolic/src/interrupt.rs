@@ -18,11 +18,7 @@ impl From<BddError> for Interrupt {
     }
 }
 
-impl From<StopReason> for Interrupt {
-    fn from(r: StopReason) -> Self {
-        Interrupt::Stop(r)
-    }
-}
+crate::from_variants!(Interrupt { Stop(StopReason) });
 
 /// The union over `parts` of `step(part)` (its image or pre-image of some set), checking the
 /// limits before each part.

@@ -289,10 +289,7 @@ struct PathJob<'a> {
     value: u8,
 }
 
-impl GameJob for PathJob<'_> {
-    type Output = Option<Path>;
-    type Error = SymbolicError;
-
+impl GameJob<Option<Path>, SymbolicError> for PathJob<'_> {
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<Option<Path>, SymbolicError> {
         let goal = goal_states(g, self.role, self.value)?;
         shortest_path(g, &goal, self.limits).map_err(SymbolicError::Stopped)

@@ -8,7 +8,7 @@ use symgame_bdd::{Backend, BddEngine, BddError, EngineConfig};
 use symgame_ground::GroundGame;
 use symgame_limits::{Guard, Limits, StopReason};
 
-use crate::backend::{run_compiled, GameJob};
+use crate::backend::{run_compiled, GameJob, WithProgress};
 use crate::decimal;
 use crate::disjunction::or_all;
 use crate::encoding::Encoding;
@@ -357,21 +357,16 @@ pub fn reach_encoded(
     limits: &Limits,
     progress: impl FnMut(&ReachStats),
 ) -> Result<ReachStats, SymbolicError> {
-    let job = ReachJob { limits, progress };
+    let job = WithProgress {
+        params: limits,
+        progress,
+    };
     run_compiled(game, encoding, backend, config, opts, job)
 }
 
 /// [`reach_count`] as a job for [`run_compiled`].
-struct ReachJob<'a, F> {
-    limits: &'a Limits,
-    progress: F,
-}
-
-impl<F: FnMut(&ReachStats)> GameJob for ReachJob<'_, F> {
-    type Output = ReachStats;
-    type Error = SymbolicError;
-
+impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for WithProgress<'_, Limits, F> {
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<ReachStats, SymbolicError> {
-        Ok(reach_count(g, self.limits, self.progress))
+        Ok(reach_count(g, self.params, self.progress))
     }
 }

@@ -66,29 +66,12 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-impl From<SymbolicError> for Error {
-    fn from(e: SymbolicError) -> Self {
-        Error::Symbolic(e)
-    }
-}
-
-impl From<SolveError> for Error {
-    fn from(e: SolveError) -> Self {
-        Error::Solve(e)
-    }
-}
-
-impl From<BddError> for Error {
-    fn from(e: BddError) -> Self {
-        Error::Bdd(e)
-    }
-}
-
-impl From<Unsupported> for Error {
-    fn from(e: Unsupported) -> Self {
-        Error::Explicit(e)
-    }
-}
+symgame_symbolic::from_variants!(Error {
+    Symbolic(SymbolicError),
+    Solve(SolveError),
+    Bdd(BddError),
+    Explicit(Unsupported),
+});
 
 impl From<symgame_symbolic::FileError> for Error {
     fn from(e: symgame_symbolic::FileError) -> Self {

@@ -134,10 +134,7 @@ struct PlanJob<'a, F> {
     progress: F,
 }
 
-impl<F: FnMut(&PlanStats)> GameJob for PlanJob<'_, F> {
-    type Output = PlanOutcome;
-    type Error = PlanError;
-
+impl<F: FnMut(&PlanStats)> GameJob<PlanOutcome, PlanError> for PlanJob<'_, F> {
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<PlanOutcome, PlanError> {
         let costs = Costs::of(self.game);
         let goal = goal_states(g, self.role, self.plan.goal)?;

@@ -186,11 +186,7 @@ impl fmt::Display for PlanError {
 
 impl std::error::Error for PlanError {}
 
-impl From<SymbolicError> for PlanError {
-    fn from(e: SymbolicError) -> Self {
-        PlanError::Symbolic(e)
-    }
-}
+crate::from_variants!(PlanError { Symbolic(SymbolicError) });
 
 impl From<BddError> for PlanError {
     fn from(e: BddError) -> Self {

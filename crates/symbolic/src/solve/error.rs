@@ -56,17 +56,10 @@ impl std::fmt::Display for SolveError {
 
 impl std::error::Error for SolveError {}
 
-impl From<SymbolicError> for SolveError {
-    fn from(e: SymbolicError) -> Self {
-        SolveError::Symbolic(e)
-    }
-}
-
-impl From<FileError> for SolveError {
-    fn from(e: FileError) -> Self {
-        SolveError::Io(e)
-    }
-}
+crate::from_variants!(SolveError {
+    Symbolic(SymbolicError),
+    Io(FileError),
+});
 
 /// An error or a stop, inside the solvers.
 pub(crate) enum SolveOrStop {
@@ -82,11 +75,7 @@ impl From<Interrupt> for SolveOrStop {
     }
 }
 
-impl From<StopReason> for SolveOrStop {
-    fn from(r: StopReason) -> Self {
-        SolveOrStop::Stop(r)
-    }
-}
+crate::from_variants!(SolveOrStop { Stop(StopReason) });
 
 impl From<BddError> for SolveOrStop {
     fn from(_: BddError) -> Self {

@@ -44,7 +44,7 @@ use num_bigint::BigUint;
 use symgame_bdd::{Backend, BddEngine, EngineConfig};
 use symgame_ground::GroundGame;
 
-use crate::backend::{run_compiled, GameJob};
+use crate::backend::{run_compiled, GameJob, WithProgress};
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
@@ -191,20 +191,16 @@ pub fn solve_encoded(
     opts: &SolveOptions,
     progress: impl FnMut(&SolveStats),
 ) -> Result<SolveStats, SolveError> {
-    run_compiled(game, enc, backend, config, sym, SolveJob { opts, progress })
+    let job = WithProgress {
+        params: opts,
+        progress,
+    };
+    run_compiled(game, enc, backend, config, sym, job)
 }
 
 /// [`solve`] as a job for [`run_compiled`].
-struct SolveJob<'a, F> {
-    opts: &'a SolveOptions,
-    progress: F,
-}
-
-impl<F: FnMut(&SolveStats)> GameJob for SolveJob<'_, F> {
-    type Output = SolveStats;
-    type Error = SolveError;
-
+impl<F: FnMut(&SolveStats)> GameJob<SolveStats, SolveError> for WithProgress<'_, SolveOptions, F> {
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<SolveStats, SolveError> {
-        Ok(solve(g, self.opts, self.progress)?.stats)
+        Ok(solve(g, self.params, self.progress)?.stats)
     }
 }
