@@ -19,6 +19,7 @@ pub fn cancel_flag() -> Arc<AtomicBool> {
         // handler is already installed, and this is the only place that installs one.
         let _ = ctrlc::set_handler(move || {
             if f.swap(true, Ordering::Relaxed) {
+                crate::tempfiles::remove_own();
                 eprintln!("symgame: stopped: interrupted twice; nothing more is reported");
                 std::process::exit(EXIT_LIMIT.into());
             }
