@@ -80,3 +80,16 @@ fn edge_values_work() {
         assert_eq!(code, 0, "{line}: {err}");
     }
 }
+
+#[test]
+fn stale_temporary_directories_of_dead_runs_are_removed() {
+    if !std::path::Path::new("/proc/self").exists() {
+        return; // only Linux tells which processes exist
+    }
+    // A PID above Linux's maximum (2^22): never a live process.
+    let stale = std::env::temp_dir().join("symgame-layers-99999998-1");
+    std::fs::create_dir_all(stale.join("sub")).unwrap();
+    let (code, _, err) = symgame_line(&format!("solve {G}"));
+    assert_eq!(code, 0, "{err}");
+    assert!(!stale.exists(), "{} was left", stale.display());
+}
