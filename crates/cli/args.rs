@@ -121,28 +121,88 @@ pub struct EngineArgs<K: EngineDefaults> {
     /// (docs/benchmarks.md).
     #[arg(long, default_value = K::BACKEND)]
     pub backend: Backend,
-    /// Threads for engines that use them (0: one per core).
-    #[arg(long, default_value = K::THREADS)]
+    /// Threads for engines that use them (0: one per core; at most 4 per core).
+    #[arg(long, default_value = K::THREADS, value_parser = parse_threads)]
     pub threads: usize,
-    /// oxidd node table capacity as a power of two (2^N nodes, reserved, filled on demand; at
-    /// most 32).
-    #[arg(long, value_name = "N", default_value = K::NODES_LOG2)]
+    /// oxidd node table capacity as a power of two (2^N nodes, N from 16 to 32, reserved,
+    /// filled on demand, 16 bytes a node: 2 GB at 27; refused if the table does not fit in the
+    /// machine's memory).
+    #[arg(long, value_name = "N", default_value = K::NODES_LOG2,
+          value_parser = clap::value_parser!(u32).range(NODES_LOG2_MIN as i64..=32))]
     pub nodes_log2: u32,
-    /// oxidd apply-cache size as a power of two (2^N entries, allocated at start: about
-    /// 0.25 GB at 23; at most 32).
-    #[arg(long, value_name = "N", default_value = K::CACHE_LOG2)]
+    /// oxidd apply-cache size as a power of two (2^N entries, N from 8 to 32, allocated at
+    /// start, 32 bytes an entry: about 0.25 GB at 23).
+    #[arg(long, value_name = "N", default_value = K::CACHE_LOG2,
+          value_parser = clap::value_parser!(u32).range(8..=32))]
     pub cache_log2: u32,
     #[arg(skip)]
     kind: PhantomData<K>,
 }
 
+/// The smallest `--nodes-log2`: 2^16 nodes (1 MB), enough for the set-up of any game the
+/// engine can encode at all; smaller tables would only fail later, in a different way per
+/// command.
+const NODES_LOG2_MIN: u32 = 16;
+/// Bytes of one oxidd node table slot: `--nodes-log2 32` asked for 68 719 476 704 bytes,
+/// (2^32 - 2) × 16.
+const NODE_BYTES: u64 = 16;
+/// Bytes of one oxidd apply-cache entry, measured: 2^23 entries are about 0.25 GB.
+const CACHE_ENTRY_BYTES: u64 = 32;
+
+/// `--threads`: 0 (one per core) up to 4 per core. More threads than that only slow oxidd
+/// down (tic-tac-toe takes a minute on 1000 threads) and millions of them never start.
+fn parse_threads(s: &str) -> Result<usize, String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let max = 4 * cores;
+    match s.parse::<usize>() {
+        Ok(n) if n <= max => Ok(n),
+        Ok(_) => Err(format!(
+            "at most {max} threads (4 per core, {cores} cores); 0 uses one per core"
+        )),
+        Err(_) => Err(format!("expected a number of threads, not {s:?}")),
+    }
+}
+
+/// The machine's memory in bytes (`MemTotal` of `/proc/meminfo`), if known.
+fn machine_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kb.checked_mul(1024)
+}
+
+/// Whether an oxidd table of 2^`nodes_log2` nodes and 2^`cache_log2` cache entries fits in
+/// `memory` bytes; if not, the message names the largest `--nodes-log2` that does.
+fn check_table_fits(nodes_log2: u32, cache_log2: u32, memory: u64) -> Result<(), String> {
+    let bytes = |nodes: u32| (NODE_BYTES << nodes) + (CACHE_ENTRY_BYTES << cache_log2);
+    if bytes(nodes_log2) <= memory {
+        return Ok(());
+    }
+    let gb = |b: u64| b as f64 / 1e9;
+    let hint = match (NODES_LOG2_MIN..nodes_log2)
+        .rev()
+        .find(|&n| bytes(n) <= memory)
+    {
+        Some(n) => format!("the largest --nodes-log2 that fits is {n}"),
+        None => format!("--cache-log2 {cache_log2} alone does not fit; lower it"),
+    };
+    Err(format!(
+        "--nodes-log2 {nodes_log2} with --cache-log2 {cache_log2} needs {:.1} GB, more than \
+         this machine's {:.1} GB of memory; {hint}",
+        gb(bytes(nodes_log2)),
+        gb(memory)
+    ))
+}
+
 impl<K: EngineDefaults> EngineArgs<K> {
-    /// The engine parameters.
+    /// The engine parameters; refused (exit code 2) if oxidd's tables do not fit in the
+    /// machine's memory.
     pub fn config(&self) -> Result<EngineConfig, Failure> {
-        if self.nodes_log2 > 32 || self.cache_log2 > 32 {
-            return Err(Failure::input(
-                "--nodes-log2 and --cache-log2 must be at most 32",
-            ));
+        if self.backend == Backend::Oxidd {
+            if let Some(memory) = machine_memory() {
+                check_table_fits(self.nodes_log2, self.cache_log2, memory)
+                    .map_err(Failure::input)?;
+            }
         }
         Ok(EngineConfig {
             threads: self.threads,
@@ -227,18 +287,27 @@ fn parse_layered(s: &str) -> Result<LayeredMode, String> {
 /// `--time-limit`.
 #[derive(clap::Args)]
 pub struct TimeLimitArgs {
-    /// Stop after this many seconds (exit code 3). Limits are checked between BDD operations
-    /// and search steps; what finished is reported (finished layers, the states checked so
-    /// far; `solve --out` keeps the finished layers and marks the solution incomplete; `export`
-    /// writes no file).
+    /// Stop after this many seconds, from 0 to 1e9 (about 31 years; exit code 3). Limits are
+    /// checked between BDD operations and search steps; what finished is reported (finished
+    /// layers, the states checked so far; `solve --out` keeps the finished layers and marks the
+    /// solution incomplete; `export` writes no file).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub time_limit: Option<f64>,
 }
 
+/// The largest `--time-limit`, in seconds (about 31 years): far from where `Instant` and
+/// `Duration` arithmetic overflows.
+const MAX_SECONDS: f64 = 1e9;
+
 fn parse_seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
-        Ok(t) if t >= 0.0 && t.is_finite() => Ok(t),
-        _ => Err(format!("expected a number of seconds, not {s:?}")),
+        Ok(t) if (0.0..=MAX_SECONDS).contains(&t) => Ok(t),
+        Ok(t) if t.is_finite() => Err(format!(
+            "expected a number of seconds from 0 to {MAX_SECONDS:e} (about 31 years), not {s}"
+        )),
+        _ => Err(format!(
+            "expected a finite number of seconds from 0 to {MAX_SECONDS:e}, not {s:?}"
+        )),
     }
 }
 
@@ -246,12 +315,16 @@ impl TimeLimitArgs {
     /// Starts the run's clock now, and with it the watchdog that ends a run stuck in one BDD
     /// operation past its limit (exit code 3).
     pub fn start(&self) -> Clock {
-        let limit = self.time_limit.map(Duration::from_secs_f64);
+        // The parser keeps the seconds in range; `try_from` and `checked_add` make sure a
+        // limit too far away means no deadline rather than a panic.
+        let limit = self
+            .time_limit
+            .and_then(|t| Duration::try_from_secs_f64(t).ok());
         if let Some(limit) = limit {
             start_watchdog(limit);
         }
         Clock {
-            deadline: limit.map(|t| Instant::now() + t),
+            deadline: limit.and_then(|t| Instant::now().checked_add(t)),
         }
     }
 
@@ -308,5 +381,46 @@ impl Clock {
     pub fn time_left(&self) -> Option<Duration> {
         self.deadline
             .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_in_range_only() {
+        assert_eq!(parse_seconds("0"), Ok(0.0));
+        assert_eq!(parse_seconds("1e9"), Ok(1e9));
+        for bad in [
+            "inf",
+            "nan",
+            "1e20",
+            "1e309",
+            "18446744073709551616",
+            "-1",
+            "x",
+        ] {
+            assert!(parse_seconds(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn table_must_fit_in_memory() {
+        let gib = 1u64 << 30;
+        assert!(check_table_fits(27, 23, 24 * gib).is_ok());
+        let e = check_table_fits(32, 22, 24 * gib).unwrap_err();
+        assert!(
+            e.contains("the largest --nodes-log2 that fits is 30"),
+            "{e}"
+        );
+        let e = check_table_fits(20, 32, gib).unwrap_err();
+        assert!(e.contains("lower it"), "{e}");
+    }
+
+    #[test]
+    fn threads_capped_per_core() {
+        assert_eq!(parse_threads("0"), Ok(0));
+        assert!(parse_threads("99999999").is_err());
     }
 }

@@ -6,8 +6,10 @@ use crate::args::{
 use crate::failure::Failure;
 use crate::output::print_json;
 use crate::progress::Progress;
+use crate::signals::cancel_flag;
 use serde::Serialize;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 use symgame_gamedb::{export, ExportOptions, Exported, ExportedLayer};
 
@@ -71,6 +73,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let started = Instant::now();
     let engine = a.engine.config()?;
     let clock = a.limits.start();
+    crate::tempfiles::register_spill();
+    crate::tempfiles::register_beside(&a.out);
     let game = a.game.load(None)?;
     let opts = ExportOptions {
         backend: a.engine.backend,
@@ -88,6 +92,15 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let progress = Progress::new(a.output.json);
     let done = export(&game, &a.out, &opts, |s| progress.solve(s))?;
     progress.clear();
+    if done.written.is_some() && cancel_flag().load(Ordering::Relaxed) {
+        // Interrupted after the last check of the write phase: the file is complete, but the
+        // run promised exit code 3 and no output once interrupted.
+        let _ = std::fs::remove_file(&a.out);
+        return Err(Failure::limit(format!(
+            "interrupted while writing; {} was not kept",
+            a.out.display()
+        )));
+    }
     let Some(w) = &done.written else {
         let why = done
             .stopped()

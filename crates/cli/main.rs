@@ -14,6 +14,7 @@ mod failure;
 mod output;
 mod progress;
 mod signals;
+mod tempfiles;
 
 mod explore;
 mod export;

@@ -19,6 +19,7 @@ pub fn cancel_flag() -> Arc<AtomicBool> {
         // handler is already installed, and this is the only place that installs one.
         let _ = ctrlc::set_handler(move || {
             if f.swap(true, Ordering::Relaxed) {
+                crate::tempfiles::remove_own();
                 eprintln!("symgame: stopped: interrupted twice; nothing more is reported");
                 std::process::exit(EXIT_LIMIT.into());
             }
@@ -53,7 +54,7 @@ pub fn start_watchdog(limit: Duration) {
         let limit = limit.as_secs_f64();
         let grace = (limit * 0.25).max(5.0);
         std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_secs_f64(limit + grace));
+            std::thread::sleep(Duration::try_from_secs_f64(limit + grace).unwrap_or(Duration::MAX));
             let _out = std::io::stdout().lock();
             eprintln!(
                 "symgame: stopped: time limit of {limit} s reached inside one BDD operation, which \

@@ -60,6 +60,10 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let started = Instant::now();
     let config = a.engine.config()?;
     let clock = a.limits.start();
+    crate::tempfiles::register_spill();
+    if let Some(out) = &a.out {
+        crate::tempfiles::register_if_new(out);
+    }
     let game = a.game.load(None)?;
     let sym = symbolic_options(&clock);
     let encoding = Encoding::with_options(&game, &sym);

@@ -62,6 +62,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let algos = parse_algos(&a.algo)?;
     let engine = a.engine.config()?;
     let clock = a.time.start();
+    crate::tempfiles::register_spill();
     let game = a.game.load(None)?;
     let opts = VerifyOptions {
         backend: a.engine.backend,

@@ -292,6 +292,7 @@ fn write_solution<E: BddEngine>(
         // Unite each outcome's classes over all layers, one layer file at a time.
         let mut acc = vec![engine.constant(false); pairs.len()];
         for (depth, name) in &files {
+            check_cancelled(&opts.limits, out)?;
             for (tag, nodes) in read_layer(*depth, name)? {
                 let a = &mut acc[tag as usize];
                 *a = engine.or(a, &engine.import(&nodes)?)?;
@@ -307,11 +308,28 @@ fn write_solution<E: BddEngine>(
         layers.push(write_layer(engine, &mut w, 0, &classes)?);
     } else {
         for (depth, name) in &files {
+            check_cancelled(&opts.limits, out)?;
             let classes = read_layer(*depth, name)?;
             layers.push(write_layer(engine, &mut w, depth.unwrap_or(0), &classes)?);
         }
     }
+    check_cancelled(&opts.limits, out)?;
     Ok((w.finish()?, layers))
+}
+
+/// Stops the write phase once the cancel flag of `limits` is raised (the unfinished
+/// temporary file is removed when its writer is dropped).
+fn check_cancelled(limits: &Limits, out: &Path) -> Result<()> {
+    if limits.cancelled() {
+        return Err(Error::new(
+            ErrorKind::SetupStopped,
+            format!(
+                "{}: interrupted while writing; no database was written",
+                out.display()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A solution's layer files: (BFS depth, or `None` for the whole set; file name).
