@@ -4,10 +4,13 @@ use crate::args::{EncodingArgs, EngineArgs, GameArg, LimitArgs, OutputArgs, Reac
 use crate::failure::Failure;
 use crate::output::{print_json, Usage};
 use crate::progress::Progress;
+use crate::signals;
 use serde::Serialize;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use symgame_symbolic::{
-    reach_encoded, Encoding, EncodingKind, Order, Phase, ReachStats, SetupLog, SymbolicOptions,
+    reach_encoded, Encoding, EncodingKind, Order, Phase, ReachStats, SetupLog, StopReason,
+    SymbolicOptions,
 };
 
 #[derive(clap::Args)]
@@ -50,24 +53,74 @@ struct RunFacts {
     usage: Usage,
 }
 
-#[derive(Serialize)]
-struct Report<'a> {
+/// What the run was asked to do.
+#[derive(Clone, Serialize)]
+struct Header {
     game: String,
     backend: String,
     threads: usize,
     encoding: EncodingKind,
     order: Order,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    #[serde(flatten)]
+    header: &'a Header,
     #[serde(flatten)]
     facts: RunFacts,
     #[serde(flatten)]
     stats: &'a ReachStats,
 }
 
+/// What a run has finished, kept up to date for the watchdog, which ends a run stuck in one BDD
+/// operation and prints this first.
+#[derive(Default)]
+struct Finished {
+    /// Fluents, bits, mutex groups and set-up seconds, once the encoding is built.
+    encoding: Option<(usize, u32, usize, f64)>,
+    /// The statistics after the last finished layer.
+    stats: Option<ReachStats>,
+}
+
 pub fn run(a: Args) -> Result<(), Failure> {
     let started = Instant::now();
     let config = a.engine.config()?;
     let clock = a.limits.start();
+    let header = Header {
+        game: a.game.display().to_string(),
+        backend: a.engine.backend.to_string(),
+        threads: a.engine.threads,
+        encoding: a.encoding.encoding,
+        order: a.encoding.order,
+    };
     let log = SetupLog::new();
+    let finished = Arc::new(Mutex::new(Finished::default()));
+    {
+        let (header, log, finished, json) =
+            (header.clone(), log.clone(), finished.clone(), a.output.json);
+        signals::on_watchdog(move || {
+            let done = finished.lock().unwrap_or_else(|e| e.into_inner());
+            let phases = log.phases();
+            if let (Some((fluents, bits, mutex_groups, setup_seconds)), Some(stats)) =
+                (done.encoding, done.stats.as_ref())
+            {
+                let mut stats = stats.clone();
+                stats.stopped = Some(StopReason::TimeLimit);
+                let facts = RunFacts {
+                    fluents,
+                    bits,
+                    mutex_groups,
+                    setup_seconds,
+                    setup_phases: phases,
+                    usage: Usage::since(started),
+                };
+                print_report(&header, facts, &stats, json);
+            } else {
+                let _ = report_setup(&header, &phases, "time limit reached", json);
+            }
+        });
+    }
     log.start("grounding");
     let game = a.game.load(clock.time_left())?;
     log.finish(None);
@@ -88,6 +141,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
             .filter(|g| g.fluents.len() > 1)
             .count(),
     );
+    if let Ok(mut done) = finished.lock() {
+        done.encoding = Some((game.fluents.len(), bits, mutex_groups, setup_seconds));
+    }
     let limits = a.limits.limits(&clock);
     let progress = Progress::new(a.output.json);
     let stats = reach_encoded(
@@ -97,7 +153,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
         &config,
         &opts,
         &limits,
-        |s| progress.reach(s),
+        |s| {
+            progress.reach(s);
+            if let Ok(mut done) = finished.lock() {
+                done.stats = Some(s.clone());
+            }
+        },
     );
     progress.clear();
     let stats = match stats {
@@ -105,7 +166,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         Err(e) => {
             // Stopped or failed in the set-up: say how far it got, also under --json.
             let failure = Failure::from(e).about(a.game.display());
-            report_setup(&a, &log.phases(), &failure)?;
+            report_setup(&header, &log.phases(), &failure.to_string(), a.output.json)?;
             return Err(failure);
         }
     };
@@ -117,19 +178,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         setup_phases: log.phases(),
         usage: Usage::since(started),
     };
-    if a.output.json {
-        print_json(&Report {
-            game: a.game.display().to_string(),
-            backend: a.engine.backend.to_string(),
-            threads: a.engine.threads,
-            encoding: a.encoding.encoding,
-            order: a.encoding.order,
-            facts,
-            stats: &stats,
-        })?;
-    } else {
-        print_text(&a, &facts, &stats);
-    }
+    print_report(&header, facts, &stats, a.output.json);
     match stats.stopped {
         None => Ok(()),
         Some(why) => Err(Failure::limit(format!(
@@ -147,12 +196,31 @@ struct SetupReport<'a> {
     stopped: String,
 }
 
-fn report_setup(a: &Args, phases: &[Phase], failure: &Failure) -> Result<(), Failure> {
-    if a.output.json {
+/// Prints the report, as JSON or as a table.
+fn print_report(header: &Header, facts: RunFacts, stats: &ReachStats, json: bool) {
+    if json {
+        // Printing can only fail on a closed stdout, where there is no one to tell.
+        let _ = print_json(&Report {
+            header,
+            facts,
+            stats,
+        });
+    } else {
+        print_text(header, &facts, stats);
+    }
+}
+
+fn report_setup(
+    header: &Header,
+    phases: &[Phase],
+    stopped: &str,
+    json: bool,
+) -> Result<(), Failure> {
+    if json {
         print_json(&SetupReport {
-            game: a.game.display().to_string(),
+            game: header.game.clone(),
             setup_phases: phases,
-            stopped: failure.to_string(),
+            stopped: stopped.to_string(),
         })
     } else {
         eprintln!("set-up: {}", phases_text(phases));
@@ -174,7 +242,7 @@ fn phases_text(phases: &[Phase]) -> String {
     phases.iter().map(one).collect::<Vec<_>>().join(", ")
 }
 
-fn print_text(a: &Args, facts: &RunFacts, stats: &ReachStats) {
+fn print_text(h: &Header, facts: &RunFacts, stats: &ReachStats) {
     println!(
         "{:>5} {:>22} {:>22} {:>12} {:>10}",
         "layer", "states", "terminal", "BDD nodes", "seconds"
@@ -192,13 +260,13 @@ fn print_text(a: &Args, facts: &RunFacts, stats: &ReachStats) {
     println!(
         "{} backend ({} threads), {:?} encoding ({} fluents in {} bits, {} groups), {:?} \
          order, {} partitions; setup {:.2} s, {}",
-        a.engine.backend,
-        a.engine.threads,
-        a.encoding.encoding,
+        h.backend,
+        h.threads,
+        h.encoding,
         facts.fluents,
         facts.bits,
         facts.mutex_groups,
-        a.encoding.order,
+        h.order,
         stats.partitions,
         facts.setup_seconds,
         facts.usage.text(),

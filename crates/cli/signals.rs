@@ -42,6 +42,22 @@ pub fn restore_sigpipe() {
     }
 }
 
+/// What the watchdog prints before it ends a run: registered by a command that can say how far
+/// it got (the finished layers, the set-up's phases).
+type LastWords = Box<dyn Fn() + Send>;
+
+fn last_words() -> &'static std::sync::Mutex<Option<LastWords>> {
+    static LAST: std::sync::OnceLock<std::sync::Mutex<Option<LastWords>>> =
+        std::sync::OnceLock::new();
+    LAST.get_or_init(|| std::sync::Mutex::new(None))
+}
+
+/// Registers (replacing any earlier one) what the watchdog prints before it ends the run.
+pub fn on_watchdog(f: impl Fn() + Send + 'static) {
+    let mut slot = last_words().lock().unwrap_or_else(|e| e.into_inner());
+    *slot = Some(Box::new(f));
+}
+
 /// Starts (once per process) the last resort behind `--time-limit`. Limits are checked between
 /// BDD operations, and one operation (a relational product, or compiling a large GDL
 /// condition) cannot be interrupted; on some games a single one runs for minutes. If the run is
@@ -56,9 +72,18 @@ pub fn start_watchdog(limit: Duration) {
         std::thread::spawn(move || {
             std::thread::sleep(Duration::try_from_secs_f64(limit + grace).unwrap_or(Duration::MAX));
             let _out = std::io::stdout().lock();
+            let words = last_words().lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(say) = words.as_ref() {
+                say();
+            }
+            let more = if words.is_some() {
+                "what finished is reported above"
+            } else {
+                "nothing more is reported"
+            };
             eprintln!(
                 "symgame: stopped: time limit of {limit} s reached inside one BDD operation, which \
-                 had not returned {grace:.0} s later; nothing more is reported"
+                 had not returned {grace:.0} s later; {more}"
             );
             std::process::exit(EXIT_LIMIT.into());
         });
