@@ -36,7 +36,7 @@ def sweep_game(a, game):
     # watchdog's grace (a quarter of the limit, at least 5 s) and a little more.
     wait = a.reach_limit + max(a.reach_limit / 4, 5) + 5
     code, out, err, wall = run([a.bin, "reach", "--json", "--time-limit", str(a.reach_limit),
-                                path], wait, a.gib)
+                                *a.reach_args.split(), path], wait, a.gib)
     rep = parse_json(out) or {}
     row = {
         "game": game,
@@ -79,7 +79,7 @@ def table(rows, a):
     complete = sum(r["complete"] for r in done)
     solved = sum(bool(r.get("solved")) for r in done)
     out = ["# Corpus sweep of `reach` (and `solve`, `verify`)", "",
-           f"{len(done)} games; `reach --time-limit {a.reach_limit:g}`: {ok} reported set-up and at "
+           f"{len(done)} games; `reach --time-limit {a.reach_limit:g} {a.reach_args}`: {ok} reported set-up and at "
            f"least {a.first_layers} layers or their whole reachable set, {complete} complete"
            + (f"; `solve --time-limit {a.solve_limit:g}`: {solved} solved" if a.solve else "")
            + ". Produced by `scripts/corpus_sweep.py`.", "",
@@ -107,6 +107,8 @@ def table(rows, a):
 def main():
     ap = arguments(gib=16)
     ap.add_argument("--reach-limit", type=float, default=60)
+    ap.add_argument("--reach-args", default="--threads 1",
+                    help="further flags of reach (default: one core)")
     ap.add_argument("--solve-limit", type=float, default=600)
     ap.add_argument("--solve", action="store_true", help="solve games whose reach completes")
     ap.add_argument("--verify", action="store_true", help="verify the games solved")
