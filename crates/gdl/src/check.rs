@@ -527,7 +527,7 @@ impl Checker<'_> {
     fn independent_of_does(&self, rules: &[NormalRule], g: &DependencyGraph) -> Result<(), Error> {
         let k = &self.kw;
         for key in [k.legal, k.goal, k.terminal, k.init] {
-            if let Some((span, via)) = self.find_use(rules, g, key, k.does) {
+            if let Some((span, _, via)) = self.find_use(rules, g, key, &[k.does]) {
                 return Err(self.err(
                     ErrorKind::DependsOnDoes,
                     span,
@@ -538,46 +538,55 @@ impl Checker<'_> {
                 ));
             }
         }
-        for used in [k.true_, k.legal, k.next, k.goal, k.terminal] {
-            if let Some((span, via)) = self.find_use(rules, g, k.init, used) {
-                return Err(self.err(
-                    ErrorKind::InitDependsOnState,
-                    span,
-                    format!(
-                        "`init` depends on `{}`{via}; init may not depend on true, does, legal, next, goal or terminal",
-                        self.name(used)
-                    ),
-                ));
-            }
+        let state = [k.true_, k.legal, k.next, k.goal, k.terminal];
+        if let Some((span, used, via)) = self.find_use(rules, g, k.init, &state) {
+            return Err(self.err(
+                ErrorKind::InitDependsOnState,
+                span,
+                format!(
+                    "`init` depends on `{}`{via}; init may not depend on true, does, legal, next, goal or terminal",
+                    self.name(used)
+                ),
+            ));
         }
         Ok(())
     }
 
-    /// A literal of relation `used` in a rule of `key` or of a relation `key` depends on: its
-    /// span and ` (through `rel`)` naming the rule's relation when that is not `key`.
+    /// The nearest literal of a relation in `used` in a rule of `key` or of a relation `key`
+    /// depends on (relations visited breadth-first from `key`): its span, its relation, and
+    /// ` (through `rel`)` naming the rule's relation when that is not `key`.
     fn find_use(
         &self,
         rules: &[NormalRule],
         g: &DependencyGraph,
         key: Sym,
-        used: Sym,
-    ) -> Option<(Span, String)> {
-        if !g.depends_on(key, used) {
+        used: &[Sym],
+    ) -> Option<(Span, Sym, String)> {
+        if !used.iter().any(|&u| g.depends_on(key, u)) {
             return None;
         }
+        let mut by_head: HashMap<Sym, Vec<&NormalRule>> = HashMap::new();
         for r in rules {
-            if r.head.pred != key && !g.depends_on(key, r.head.pred) {
-                continue;
-            }
-            for l in &r.body {
-                if let NormalLiteral::Pos(a) | NormalLiteral::Neg(a) = l {
-                    if a.pred == used {
-                        let via = if r.head.pred == key {
+            by_head.entry(r.head.pred).or_default().push(r);
+        }
+        let mut queue = std::collections::VecDeque::from([key]);
+        let mut seen = HashSet::from([key]);
+        while let Some(rel) = queue.pop_front() {
+            for r in by_head.get(&rel).into_iter().flatten() {
+                for l in &r.body {
+                    let (NormalLiteral::Pos(a) | NormalLiteral::Neg(a)) = l else {
+                        continue;
+                    };
+                    if used.contains(&a.pred) {
+                        let via = if rel == key {
                             String::new()
                         } else {
-                            format!(" (through `{}`)", self.name(r.head.pred))
+                            format!(" (through `{}`)", self.name(rel))
                         };
-                        return Some((a.span, via));
+                        return Some((a.span, a.pred, via));
+                    }
+                    if seen.insert(a.pred) {
+                        queue.push_back(a.pred);
                     }
                 }
             }
