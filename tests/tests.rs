@@ -10,6 +10,7 @@ mod explore;
 mod export;
 mod ground;
 mod hardening_flags;
+mod hardening_gdl;
 mod plan;
 mod prove;
 mod solve;

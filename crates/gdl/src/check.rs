@@ -72,7 +72,7 @@ pub struct CheckedDescription {
     pub warnings: Vec<Warning>,
 }
 
-/// Upper bound on the rules produced by expanding `or`, to refuse pathological inputs cleanly.
+/// Upper bound on the rules that expanding `or` adds, to refuse pathological inputs cleanly.
 const MAX_EXPANDED_RULES: usize = 1_000_000;
 
 /// Normalises and validates a parsed description.
@@ -304,20 +304,25 @@ impl Checker<'_> {
     }
 
     fn normalise(&self) -> Result<Vec<NormalRule>, Error> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.d.rules.len());
+        // rules added by expanding `or` (a rule without `or` gives one rule: the plain rules
+        // are bounded by the size of the file, not by this limit)
+        let mut added = 0usize;
         for r in &self.d.rules {
             // DNF of the body: a list of conjunctions
             let mut conjs: Vec<Vec<NormalLiteral>> = vec![Vec::new()];
             for l in &r.body {
-                conjs = conjoin(conjs, &dnf(l, false));
-                if out.len() + conjs.len() > MAX_EXPANDED_RULES {
+                let alternatives = conjs.len().saturating_mul(dnf_len(l, false));
+                if added.saturating_add(alternatives.saturating_sub(1)) > MAX_EXPANDED_RULES {
                     return Err(self.err(
                         ErrorKind::ResourceLimit,
                         r.span,
-                        format!("expanding `or` gives more than {MAX_EXPANDED_RULES} rules"),
+                        format!("expanding `or` adds more than {MAX_EXPANDED_RULES} rules"),
                     ));
                 }
+                conjs = conjoin(conjs, &dnf(l, false));
             }
+            added += conjs.len().saturating_sub(1);
             for body in conjs {
                 out.push(NormalRule {
                     head: r.head.clone(),
@@ -522,36 +527,71 @@ impl Checker<'_> {
     fn independent_of_does(&self, rules: &[NormalRule], g: &DependencyGraph) -> Result<(), Error> {
         let k = &self.kw;
         for key in [k.legal, k.goal, k.terminal, k.init] {
-            if !g.depends_on(key, k.does) {
-                continue;
+            if let Some((span, _, via)) = self.find_use(rules, g, key, &[k.does]) {
+                return Err(self.err(
+                    ErrorKind::DependsOnDoes,
+                    span,
+                    format!(
+                        "`{}` depends on `does`{via}; legal, goal, terminal and init must depend on the state only",
+                        self.name(key)
+                    ),
+                ));
             }
-            // report a `does` literal in a rule of `key` or of a relation `key` uses
-            for r in rules {
-                if r.head.pred != key && !g.depends_on(key, r.head.pred) {
-                    continue;
-                }
+        }
+        let state = [k.true_, k.legal, k.next, k.goal, k.terminal];
+        if let Some((span, used, via)) = self.find_use(rules, g, k.init, &state) {
+            return Err(self.err(
+                ErrorKind::InitDependsOnState,
+                span,
+                format!(
+                    "`init` depends on `{}`{via}; init may not depend on true, does, legal, next, goal or terminal",
+                    self.name(used)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The nearest literal of a relation in `used` in a rule of `key` or of a relation `key`
+    /// depends on (relations visited breadth-first from `key`): its span, its relation, and
+    /// ` (through `rel`)` naming the rule's relation when that is not `key`.
+    fn find_use(
+        &self,
+        rules: &[NormalRule],
+        g: &DependencyGraph,
+        key: Sym,
+        used: &[Sym],
+    ) -> Option<(Span, Sym, String)> {
+        if !used.iter().any(|&u| g.depends_on(key, u)) {
+            return None;
+        }
+        let mut by_head: HashMap<Sym, Vec<&NormalRule>> = HashMap::new();
+        for r in rules {
+            by_head.entry(r.head.pred).or_default().push(r);
+        }
+        let mut queue = std::collections::VecDeque::from([key]);
+        let mut seen = HashSet::from([key]);
+        while let Some(rel) = queue.pop_front() {
+            for r in by_head.get(&rel).into_iter().flatten() {
                 for l in &r.body {
-                    if let NormalLiteral::Pos(a) | NormalLiteral::Neg(a) = l {
-                        if a.pred == k.does {
-                            let via = if r.head.pred == key {
-                                String::new()
-                            } else {
-                                format!(" (through `{}`)", self.name(r.head.pred))
-                            };
-                            return Err(self.err(
-                                ErrorKind::DependsOnDoes,
-                                a.span,
-                                format!(
-                                    "`{}` depends on `does`{via}; legal, goal, terminal and init must depend on the state only",
-                                    self.name(key)
-                                ),
-                            ));
-                        }
+                    let (NormalLiteral::Pos(a) | NormalLiteral::Neg(a)) = l else {
+                        continue;
+                    };
+                    if used.contains(&a.pred) {
+                        let via = if rel == key {
+                            String::new()
+                        } else {
+                            format!(" (through `{}`)", self.name(rel))
+                        };
+                        return Some((a.span, a.pred, via));
+                    }
+                    if seen.insert(a.pred) {
+                        queue.push_back(a.pred);
                     }
                 }
             }
         }
-        Ok(())
+        None
     }
 
     fn goal_values(&self, rules: &[NormalRule]) -> Result<(), Error> {
@@ -682,6 +722,21 @@ fn conjoin(
         }
     }
     next
+}
+
+/// The number of alternatives [`dnf`] gives for `l` (saturating), computed without building
+/// them.
+fn dnf_len(l: &Literal, neg: bool) -> usize {
+    match (l, neg) {
+        (Literal::Pos(_) | Literal::Distinct(..), _) => 1,
+        (Literal::Not(inner, _), n) => dnf_len(inner, !n),
+        (Literal::Or(ls, _), false) | (Literal::And(ls, _), true) => ls
+            .iter()
+            .fold(0usize, |acc, l| acc.saturating_add(dnf_len(l, neg))),
+        (Literal::And(ls, _), false) | (Literal::Or(ls, _), true) => ls
+            .iter()
+            .fold(1usize, |acc, l| acc.saturating_mul(dnf_len(l, neg))),
+    }
 }
 
 /// Disjunctive normal form of a literal (negated when `neg`): alternatives of conjunctions.

@@ -20,6 +20,29 @@ impl Source {
         }
     }
 
+    /// A source named `name` read from `bytes`, which must be UTF-8: an invalid byte is a
+    /// [`ErrorKind::Syntax`] error at its line and column (never decoded lossily, which could
+    /// merge two distinct names into one).
+    pub fn from_bytes(name: impl Into<String>, bytes: Vec<u8>) -> Result<Source, Error> {
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(Source::new(name, text)),
+            Err(e) => {
+                let bytes = e.as_bytes();
+                let at = e.utf8_error().valid_up_to();
+                let prefix = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+                let (line, col) = end_position(prefix);
+                let source = Source::new(name, String::from_utf8_lossy(bytes).into_owned());
+                let span = Span {
+                    line,
+                    col,
+                    offset: at as u32,
+                };
+                let message = format!("invalid UTF-8 byte 0x{:02X}", bytes[at]);
+                Err(Error::at(ErrorKind::Syntax, &source, span, message))
+            }
+        }
+    }
+
     /// The name (path) of the source.
     pub fn name(&self) -> &str {
         &self.name
@@ -33,12 +56,28 @@ impl Source {
     /// The text of the line that contains `span`, without its line ending.
     pub fn line_text(&self, span: Span) -> &str {
         let start = self.text[..(span.offset as usize).min(self.text.len())]
-            .rfind('\n')
+            .rfind(['\n', '\r'])
             .map_or(0, |i| i + 1);
         let rest = &self.text[start..];
-        let end = rest.find('\n').unwrap_or(rest.len());
-        rest[..end].trim_end_matches('\r')
+        let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+        &rest[..end]
     }
+}
+
+/// The 1-based (line, column) just after `text`: `\n`, `\r\n` and a lone `\r` each end a
+/// line, and columns count characters.
+fn end_position(text: &str) -> (u32, u32) {
+    let (mut line, mut col) = (1u32, 1u32);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\n' || (c == '\r' && chars.peek() != Some(&'\n')) {
+            line += 1;
+            col = 1;
+        } else {
+            col += 1;
+        }
+    }
+    (line, col)
 }
 
 /// What went wrong, as a closed set of kinds that tests and callers can match on.
@@ -63,6 +102,9 @@ pub enum ErrorKind {
     RecursionRestriction,
     /// `legal`, `goal`, `terminal` or `init` depending on `does`.
     DependsOnDoes,
+    /// `init` depending on `true`, `legal`, `next`, `goal` or `terminal`: the initial state
+    /// must not depend on any state.
+    InitDependsOnState,
     /// A goal value that is not an integer in 0..=100.
     BadGoalValue,
     /// A bad `(cost ?role ?move ?n)` relation: a cost that is not a positive integer, that
@@ -152,21 +194,49 @@ impl Error {
     }
 }
 
+/// At most this many characters of the offending line are shown, around the column.
+const LINE_WINDOW: usize = 120;
+
+/// The part of `line` shown under a diagnostic for 1-based column `col`: at most
+/// [`LINE_WINDOW`] characters around it, with `…` where the line is cut, and the padding that
+/// puts the caret under the column (tabs kept so that it lines up).
+fn line_window(line: &str, col: u32) -> (String, String) {
+    let caret = col.saturating_sub(1) as usize;
+    let len = line.chars().count();
+    let (start, end) = if len <= LINE_WINDOW {
+        (0, len)
+    } else {
+        let start = caret.saturating_sub(LINE_WINDOW / 2).min(len - LINE_WINDOW);
+        (start, start + LINE_WINDOW)
+    };
+    let mut shown = String::new();
+    let mut pad = String::new();
+    if start > 0 {
+        shown.push('…');
+        pad.push(' ');
+    }
+    for (i, c) in line.chars().enumerate().skip(start).take(end - start) {
+        shown.push(c);
+        if i < caret {
+            pad.push(if c == '\t' { '\t' } else { ' ' });
+        }
+    }
+    if end < len {
+        shown.push('…');
+    }
+    (shown, pad)
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.headline())?;
         if let Some(s) = self.span {
             let gutter = s.line.to_string().len();
-            let caret_pad: String = self
-                .line_text
-                .chars()
-                .take(s.col.saturating_sub(1) as usize)
-                .map(|c| if c == '\t' { '\t' } else { ' ' })
-                .collect();
+            let (shown, caret_pad) = line_window(&self.line_text, s.col);
             write!(
                 f,
                 "\n{:gutter$} |\n{} | {}\n{:gutter$} | {}^",
-                "", s.line, self.line_text, "", caret_pad
+                "", s.line, shown, "", caret_pad
             )?;
         }
         Ok(())

@@ -23,6 +23,5 @@ pub fn load(path: &std::path::Path) -> Result<CheckedDescription, Error> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| Error::file(ErrorKind::Io, &name, format!("cannot read file: {e}")))?;
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    check(parse(Source::new(name, text))?)
+    check(parse(Source::from_bytes(name, bytes)?)?)
 }

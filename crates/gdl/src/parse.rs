@@ -44,7 +44,9 @@ impl<'a> Reader<'a> {
     fn bump(&mut self) {
         let b = self.bytes[self.pos];
         self.pos += 1;
-        if b == b'\n' {
+        // `\n`, `\r\n` and a lone `\r` (old Mac files) each end one line
+        let line_end = b == b'\n' || (b == b'\r' && self.bytes.get(self.pos) != Some(&b'\n'));
+        if line_end {
             self.line += 1;
             self.col = 1;
         } else if b & 0xC0 != 0x80 {
@@ -57,7 +59,9 @@ impl<'a> Reader<'a> {
         while self.pos < self.bytes.len() {
             match self.bytes[self.pos] {
                 b';' => {
-                    while self.pos < self.bytes.len() && self.bytes[self.pos] != b'\n' {
+                    while self.pos < self.bytes.len()
+                        && !matches!(self.bytes[self.pos], b'\n' | b'\r')
+                    {
                         self.bump();
                     }
                 }

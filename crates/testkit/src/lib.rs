@@ -10,6 +10,7 @@
 mod engines;
 mod expect;
 mod explicit;
+pub mod fuzz;
 
 use std::path::{Path, PathBuf};
 
