@@ -292,11 +292,21 @@ pub(crate) fn write_manifest(
     let m = Manifest {
         format: "symgame-solution".to_string(),
         version: MANIFEST_VERSION,
-        checksum: NO_CHECKSUM.to_string(),
+        checksum: String::new(),
         fingerprint: fingerprint.to_string(),
         complete: stats.stopped.is_none(),
         files,
         stats: stats.clone(),
+    };
+    write_manifest_file(dir, &m)
+}
+
+/// Writes `m` as the manifest of `dir` (atomically), with its checksum computed (the field
+/// `checksum` of `m` is ignored).
+pub fn write_manifest_file(dir: &Path, m: &Manifest) -> Result<(), FileError> {
+    let m = Manifest {
+        checksum: NO_CHECKSUM.to_string(),
+        ..m.clone()
     };
     let path = dir.join(MANIFEST);
     let text = serde_json::to_string_pretty(&m)
