@@ -9,6 +9,7 @@ mod exit_codes;
 mod explore;
 mod export;
 mod ground;
+mod hardening_files;
 mod hardening_flags;
 mod hardening_gdl;
 mod plan;

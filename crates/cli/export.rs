@@ -71,6 +71,8 @@ struct Report {
 
 pub fn run(a: Args) -> Result<(), Failure> {
     let started = Instant::now();
+    let solution: Vec<&std::path::Path> = a.solution.iter().map(|d| d.as_path()).collect();
+    crate::output::refuse_overwrite("--out", &a.out, &[&a.game.game], &solution)?;
     let engine = a.engine.config()?;
     let clock = a.limits.start();
     crate::tempfiles::register_spill();

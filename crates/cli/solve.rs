@@ -58,6 +58,11 @@ fn label(o: &[u8]) -> String {
 
 pub fn run(a: Args) -> Result<(), Failure> {
     let started = Instant::now();
+    if let Some(dir) = &a.out {
+        // The run removes the manifest and `*.sol` files of an earlier solution in `dir`.
+        crate::output::refuse_overwrite("--out", dir, &[&a.game.game], &[])?;
+        crate::output::refuse_input_inside("--out", dir, &a.game.game)?;
+    }
     let config = a.engine.config()?;
     let clock = a.limits.start();
     crate::tempfiles::register_spill();

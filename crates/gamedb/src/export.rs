@@ -8,8 +8,8 @@ use symgame_bdd::{Backend, BddEngine, BddNodes, EngineConfig, EngineJob};
 use symgame_db::{Outcome, Schema, WriteSummary, Writer};
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    read_manifest, read_stored, solve, Encoding, GameKind, LayeredMode, Limits, Manifest,
-    SolveError, SolveOptions, SolveStats, StopReason, SymbolicError, SymbolicGame, SymbolicOptions,
+    read_solution, solve, Encoding, GameKind, LayeredMode, Limits, Solution, SolveError,
+    SolveOptions, SolveStats, StopReason, SymbolicError, SymbolicGame, SymbolicOptions,
 };
 
 use crate::error::{Error, ErrorKind, Result};
@@ -137,12 +137,12 @@ impl<F: FnMut(&SolveStats)> EngineJob<Result<Exported>> for ExportJob<'_, F> {
         let fp = symgame_symbolic::fingerprint(self.game, &self.enc);
         if let Some(dir) = &self.opts.solution {
             let t = Instant::now();
-            let manifest = read_manifest(dir)?;
+            let solution = read_solution(dir, &fp)?;
             let (summary, layers) = write_solution(
-                &engine, self.game, &self.enc, dir, &manifest, self.out, self.opts,
+                &engine, self.game, &self.enc, &solution, self.out, self.opts,
             )?;
             return Ok(Exported {
-                solve: manifest.stats,
+                solve: solution.manifest.stats,
                 solved_here: false,
                 solve_seconds: 0.0,
                 written: Some(summary),
@@ -157,7 +157,7 @@ impl<F: FnMut(&SolveStats)> EngineJob<Result<Exported>> for ExportJob<'_, F> {
             keep_classes: false,
             out_dir: Some(solution.clone()),
             spill_dir: Some(scratch.dir.join("spill")),
-            fingerprint: fp,
+            fingerprint: fp.clone(),
             limits: self.opts.limits.clone(),
         };
         let t = Instant::now();
@@ -178,9 +178,9 @@ impl<F: FnMut(&SolveStats)> EngineJob<Result<Exported>> for ExportJob<'_, F> {
             });
         }
         let t = Instant::now();
-        let manifest = read_manifest(&solution)?;
+        let solution = read_solution(&solution, &fp)?;
         let (summary, layers) = write_solution(
-            &engine, self.game, &self.enc, &solution, &manifest, self.out, self.opts,
+            &engine, self.game, &self.enc, &solution, self.out, self.opts,
         )?;
         Ok(Exported {
             solve: solved.stats,
@@ -258,42 +258,47 @@ impl Drop for Scratch {
     }
 }
 
-/// Write the database of the complete solution in `dir` (described by `manifest`) to `out`.
-/// Returns the file's figures and its layers.
+/// Write the database of the complete, checked `solution` to `out`. Returns the file's
+/// figures and its layers.
 fn write_solution<E: BddEngine>(
     engine: &E,
     game: &GroundGame,
     enc: &Encoding,
-    dir: &Path,
-    manifest: &Manifest,
+    solution: &Solution,
     out: &Path,
     opts: &ExportOptions,
 ) -> Result<(WriteSummary, Vec<ExportedLayer>)> {
-    let fp = symgame_symbolic::fingerprint(game, enc);
-    let (files, layering) = solution_files(dir, manifest, &fp)?;
+    let fp = &solution.manifest.fingerprint;
+    let stats = &solution.manifest.stats;
+    let layering = if solution.layered() {
+        Layering::BfsDepth
+    } else {
+        Layering::WholeSet
+    };
     let layering_out = if opts.whole_set {
         Layering::WholeSet
     } else {
         layering
     };
-    let (pairs, outcomes) = value_dictionary(dir, &manifest.stats, &files)?;
-    let metadata = solution_metadata(game, enc, &fp, &manifest.stats, layering_out, opts);
+    let (pairs, outcomes) = value_dictionary(solution)?;
+    let metadata = solution_metadata(game, enc, fp, stats, layering_out, opts);
     let schema = Schema {
-        fingerprint: fingerprint_bytes(&fp),
+        fingerprint: fingerprint_bytes(fp),
         metadata: metadata.to_bytes(),
         num_vars: enc.num_vars(),
         counted: enc.current_vars().clone(),
         outcomes,
     };
-    let read_layer = |depth: Option<u32>, name: &str| read_classes(dir, &fp, &pairs, depth, name);
+    let files = solution.files();
+    let read_layer = |i: usize| read_classes(solution, &pairs, i);
     let mut w = Writer::create(out, &schema)?;
     let mut layers = Vec::with_capacity(files.len());
     if opts.whole_set && layering == Layering::BfsDepth {
         // Unite each outcome's classes over all layers, one layer file at a time.
         let mut acc = vec![engine.constant(false); pairs.len()];
-        for (depth, name) in &files {
+        for i in 0..files.len() {
             check_cancelled(&opts.limits, out)?;
-            for (tag, nodes) in read_layer(*depth, name)? {
+            for (tag, nodes) in read_layer(i)? {
                 let a = &mut acc[tag as usize];
                 *a = engine.or(a, &engine.import(&nodes)?)?;
             }
@@ -307,9 +312,9 @@ fn write_solution<E: BddEngine>(
         drop(acc);
         layers.push(write_layer(engine, &mut w, 0, &classes)?);
     } else {
-        for (depth, name) in &files {
+        for (i, (depth, _)) in files.iter().enumerate() {
             check_cancelled(&opts.limits, out)?;
-            let classes = read_layer(*depth, name)?;
+            let classes = read_layer(i)?;
             layers.push(write_layer(engine, &mut w, depth.unwrap_or(0), &classes)?);
         }
     }
@@ -332,68 +337,19 @@ fn check_cancelled(limits: &Limits, out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// A solution's layer files: (BFS depth, or `None` for the whole set; file name).
-type LayerFiles = Vec<(Option<u32>, String)>;
-
 /// The database's value dictionary: (solver outcome, distance) pairs, sorted.
 type Dictionary = Vec<(u32, Option<u32>)>;
-
-/// An error in the solution directory `dir`.
-fn bad_solution(dir: &Path, message: String) -> Error {
-    Error::new(ErrorKind::Solution, format!("{}: {message}", dir.display()))
-}
-
-/// Checks that the solution in `dir` is complete and made for the game of fingerprint `fp`;
-/// returns its layer files, by depth, and how they are layered.
-fn solution_files(dir: &Path, manifest: &Manifest, fp: &str) -> Result<(LayerFiles, Layering)> {
-    if manifest.fingerprint != fp {
-        return Err(bad_solution(
-            dir,
-            format!(
-                "the solution was made for another game or variable order (fingerprint {}, the \
-                 game's is {fp})",
-                manifest.fingerprint
-            ),
-        ));
-    }
-    if !manifest.complete {
-        return Err(bad_solution(
-            dir,
-            format!(
-                "the solution is incomplete ({}); solve the game again without limits",
-                manifest
-                    .stats
-                    .stopped
-                    .map_or("stopped early".to_string(), |r| r.to_string())
-            ),
-        ));
-    }
-    let mut files = manifest.files.clone();
-    files.sort_by_key(|(d, _)| *d);
-    let layering = match files.as_slice() {
-        [(None, _)] => Layering::WholeSet,
-        fs if !fs.is_empty() && fs.iter().all(|(d, _)| d.is_some()) => Layering::BfsDepth,
-        _ => {
-            let message = "the manifest lists no usable layer files".to_string();
-            return Err(bad_solution(dir, message));
-        }
-    };
-    Ok((files, layering))
-}
 
 /// The database's dictionary of values: the (solver outcome, distance) pairs, sorted, and the
 /// outcome each stands for. Only single-player solutions have distances, and they are solved
 /// on the whole set: one file to read twice at most.
-fn value_dictionary(
-    dir: &Path,
-    stats: &SolveStats,
-    files: &[(Option<u32>, String)],
-) -> Result<(Dictionary, Vec<Outcome>)> {
+fn value_dictionary(solution: &Solution) -> Result<(Dictionary, Vec<Outcome>)> {
+    let stats = &solution.manifest.stats;
     let distance = stats.kind == GameKind::SinglePlayer;
     let pairs: Dictionary = if distance {
         let mut set = BTreeSet::new();
-        for (_, name) in files {
-            for c in read_stored(&dir.join(name))?.classes {
+        for i in 0..solution.files().len() {
+            for c in solution.read_layer(i)?.classes {
                 set.insert((c.outcome, c.distance));
             }
         }
@@ -403,29 +359,14 @@ fn value_dictionary(
             .map(|o| (o, None))
             .collect()
     };
-    let mut outcomes = Vec::with_capacity(pairs.len());
-    for &(o, d) in &pairs {
-        let rewards = stats.outcomes.get(o as usize).ok_or_else(|| {
-            bad_solution(
-                dir,
-                format!("a class has outcome {o}, the manifest lists fewer"),
-            )
-        })?;
-        if d.is_some() != distance {
-            return Err(bad_solution(
-                dir,
-                format!(
-                    "a class of outcome {o} {} a distance, but the game is {}",
-                    if d.is_some() { "has" } else { "lacks" },
-                    stats.kind
-                ),
-            ));
-        }
-        outcomes.push(Outcome {
-            rewards: rewards.clone(),
+    // The reader checked every class's outcome index and distance against the manifest.
+    let outcomes = pairs
+        .iter()
+        .map(|&(o, d)| Outcome {
+            rewards: stats.outcomes[o as usize].clone(),
             distance: d,
-        });
-    }
+        })
+        .collect();
     Ok((pairs, outcomes))
 }
 
@@ -461,36 +402,26 @@ fn solution_metadata(
     }
 }
 
-/// One layer file's classes, as (dictionary index, states): the file `name` of the solution
-/// in `dir`, at `depth`, whose classes must all be in the dictionary `pairs`.
+/// The classes of the `i`-th file of `solution`, as (dictionary index, states); every class
+/// is in the dictionary `pairs` (the reader checked the outcomes, `pairs` has them all).
 fn read_classes(
-    dir: &Path,
-    fp: &str,
+    solution: &Solution,
     pairs: &[(u32, Option<u32>)],
-    depth: Option<u32>,
-    name: &str,
+    i: usize,
 ) -> Result<Vec<(u32, BddNodes)>> {
-    let path = dir.join(name);
-    let stored = read_stored(&path)?;
-    if stored.fingerprint != fp || stored.depth != depth {
-        return Err(Error::new(
-            ErrorKind::Solution,
-            format!(
-                "{}: the file does not belong to this solution (fingerprint or depth)",
-                path.display()
-            ),
-        ));
-    }
+    let stored = solution.read_layer(i)?;
     stored
         .classes
         .into_iter()
         .map(|c| match pairs.binary_search(&(c.outcome, c.distance)) {
             Ok(tag) => Ok((tag as u32, c.nodes)),
-            Err(_) => Err(bad_solution(
-                dir,
+            Err(_) => Err(Error::new(
+                ErrorKind::Solution,
                 format!(
-                    "{name}: a class has outcome {} (distance {:?}), not in the manifest",
-                    c.outcome, c.distance
+                    "{}: a class has outcome {} (distance {:?}), not in the manifest",
+                    solution.dir.join(&solution.files()[i].1).display(),
+                    c.outcome,
+                    c.distance
                 ),
             )),
         })

@@ -88,10 +88,12 @@ pub use reach::{
 };
 pub use solve::error::SolveError;
 pub use solve::files::{
-    fingerprint, layer_file_name, read_manifest, read_stored, write_atomic, write_stored,
-    FileError, Manifest, StoredClass, StoredLayer, FORMAT_VERSION, MAGIC, MANIFEST,
+    fingerprint, layer_file_name, read_manifest, read_stored, write_atomic, write_manifest_file,
+    write_stored, FileError, Manifest, StoredClass, StoredLayer, FORMAT_VERSION, MAGIC, MANIFEST,
+    MANIFEST_VERSION,
 };
 pub use solve::options::{LayeredMode, SolveOptions};
+pub use solve::solution::{read_solution, Solution};
 pub use solve::stats::{GameKind, MoverCounts, SolveLayerStats, SolveStats};
 pub use solve::value::{preference, Solved, SolvedLayer, ValueClass};
 pub use solve::whole::security_values;

@@ -11,8 +11,7 @@ use symgame_explicit::Reasoner;
 use symgame_ground::GroundGame;
 use symgame_limits::{Guard, Limits};
 use symgame_symbolic::{
-    fingerprint, read_manifest, read_stored, security_values, solve, Encoding, GameKind,
-    SolveOptions, SymbolicGame,
+    fingerprint, security_values, solve, Encoding, GameKind, SolveOptions, SymbolicGame,
 };
 
 /// What the symbolic side says about the states to check.
@@ -113,51 +112,30 @@ impl EngineJob<Result<SymbolicSide, Error>> for Job<'_> {
     }
 }
 
-/// The value classes of a solution directory made for this game (`print`) and complete.
+/// The value classes of a solution directory made for this game (`print`) and complete, read
+/// and checked by the one solution reader ([`symgame_symbolic::read_solution`]).
 fn read_solution<E: BddEngine>(
     e: &E,
     dir: &Path,
     print: &str,
 ) -> Result<(GameKind, Vec<Class<E>>), Error> {
-    let m = read_manifest(dir)?;
-    let refused = |message: String| Error::Solution {
-        path: dir.to_path_buf(),
-        message,
-    };
-    if m.fingerprint != print {
-        return Err(refused(format!(
-            "the solution was made for another game or encoding (fingerprint {}, this game has \
-             {print})",
-            m.fingerprint
-        )));
-    }
-    if !m.complete {
-        return Err(refused(
-            "the solution is incomplete (its run was stopped)".to_string(),
-        ));
-    }
+    let solution = symgame_symbolic::read_solution(dir, print)?;
+    let outcomes = &solution.manifest.stats.outcomes;
     let mut classes = Vec::new();
-    for (_, file) in &m.files {
+    for (i, (_, file)) in solution.files().iter().enumerate() {
         let path = dir.join(file);
-        let malformed = |message: String| Error::Solution {
-            path: path.clone(),
-            message,
-        };
-        for c in read_stored(&path)?.classes {
-            let outcome = m.stats.outcomes.get(c.outcome as usize).ok_or_else(|| {
-                malformed(format!(
-                    "class with outcome {} not in the manifest",
-                    c.outcome
-                ))
-            })?;
+        for c in solution.read_layer(i)?.classes {
             let states = e.import(&c.nodes).map_err(|x| match x {
-                BddError::InvalidNodes(_) => malformed(x.to_string()),
+                BddError::InvalidNodes(_) => Error::Solution {
+                    path: path.clone(),
+                    message: x.to_string(),
+                },
                 x => Error::Bdd(x),
             })?;
-            classes.push((outcome.clone(), states));
+            classes.push((outcomes[c.outcome as usize].clone(), states));
         }
     }
-    Ok((m.stats.kind, classes))
+    Ok((solution.manifest.stats.kind, classes))
 }
 
 /// The value classes of a fresh solve.

@@ -22,6 +22,8 @@ use crate::solve::stats::SolveStats;
 pub const MAGIC: [u8; 8] = *b"SYMGSOL\n";
 /// The version of the binary format this build writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
+/// The version of the manifest this build writes and reads (2: with a checksum).
+pub const MANIFEST_VERSION: u32 = 2;
 /// The manifest's file name inside a solution directory.
 pub const MANIFEST: &str = "solution.json";
 
@@ -54,8 +56,12 @@ pub struct StoredLayer {
 pub struct Manifest {
     /// Always `"symgame-solution"`.
     pub format: String,
-    /// [`FORMAT_VERSION`].
+    /// [`MANIFEST_VERSION`].
     pub version: u32,
+    /// CRC-32 of the manifest file, 8 hex digits: of its exact bytes with these 8 digits
+    /// replaced by `00000000`. Empty in manifests of version 1 (which are refused).
+    #[serde(default)]
+    pub checksum: String,
     /// Fingerprint of the ground game and encoding.
     pub fingerprint: String,
     /// Whether every layer was solved (false after a limit or Ctrl-C).
@@ -285,19 +291,65 @@ pub(crate) fn write_manifest(
     };
     let m = Manifest {
         format: "symgame-solution".to_string(),
-        version: FORMAT_VERSION,
+        version: MANIFEST_VERSION,
+        checksum: String::new(),
         fingerprint: fingerprint.to_string(),
         complete: stats.stopped.is_none(),
         files,
         stats: stats.clone(),
     };
+    write_manifest_file(dir, &m)
+}
+
+/// Writes `m` as the manifest of `dir` (atomically), with its checksum computed (the field
+/// `checksum` of `m` is ignored).
+pub fn write_manifest_file(dir: &Path, m: &Manifest) -> Result<(), FileError> {
+    let m = Manifest {
+        checksum: NO_CHECKSUM.to_string(),
+        ..m.clone()
+    };
     let path = dir.join(MANIFEST);
     let text = serde_json::to_string_pretty(&m)
         .map_err(|e| FileError::format(&path, &format!("cannot encode: {e}")))?;
+    let field = checksum_field(NO_CHECKSUM);
+    let sum = format!("{:08x}", crc32fast::hash(text.as_bytes()));
+    let text = text.replacen(&field, &checksum_field(&sum), 1);
     write_atomic(&path, text.as_bytes())
 }
 
-/// Reads a solution directory's manifest.
+/// The checksum's value while it is computed.
+const NO_CHECKSUM: &str = "00000000";
+
+/// The checksum field as `serde_json::to_string_pretty` writes it.
+fn checksum_field(value: &str) -> String {
+    format!("\"checksum\": \"{value}\"")
+}
+
+/// Checks the manifest's checksum against the file's bytes `text`.
+fn check_manifest_sum(path: &Path, text: &str, sum: &str) -> Result<(), FileError> {
+    let corrupted = |what: &str| {
+        FileError::format(
+            path,
+            &format!("{what}: the manifest is corrupted or was edited; solve the game again"),
+        )
+    };
+    let well_formed = sum.len() == 8 && sum.bytes().all(|b| b.is_ascii_hexdigit());
+    let field = checksum_field(sum);
+    if !well_formed || !text.contains(&field) {
+        return Err(corrupted("malformed checksum field"));
+    }
+    let zeroed = text.replacen(&field, &checksum_field(NO_CHECKSUM), 1);
+    let actual = format!("{:08x}", crc32fast::hash(zeroed.as_bytes()));
+    if !actual.eq_ignore_ascii_case(sum) {
+        return Err(corrupted(&format!(
+            "checksum mismatch (the file says {sum}, its bytes give {actual})"
+        )));
+    }
+    Ok(())
+}
+
+/// Reads a solution directory's manifest, checking its format, version and checksum (not
+/// whether it is consistent: [`read_solution`](crate::read_solution) does that).
 pub fn read_manifest(dir: &Path) -> Result<Manifest, FileError> {
     let path = dir.join(MANIFEST);
     let text = std::fs::read_to_string(&path).map_err(|e| FileError::io(&path, e))?;
@@ -306,14 +358,22 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest, FileError> {
     if m.format != "symgame-solution" {
         return Err(FileError::format(&path, "not a symgame solution manifest"));
     }
-    if m.version != FORMAT_VERSION {
+    if m.version == 1 {
+        return Err(FileError::format(
+            &path,
+            "manifest format version 1 (written by an older symgame) has no checksum; solve \
+             the game again to rewrite the solution",
+        ));
+    }
+    if m.version != MANIFEST_VERSION {
         return Err(FileError::format(
             &path,
             &format!(
-                "format version {}, but this build reads version {FORMAT_VERSION}",
+                "manifest format version {}, but this build reads version {MANIFEST_VERSION}",
                 m.version
             ),
         ));
     }
+    check_manifest_sum(&path, &text, &m.checksum)?;
     Ok(m)
 }

@@ -33,6 +33,7 @@ pub(crate) mod files;
 pub(crate) mod forward;
 pub(crate) mod layered;
 pub(crate) mod options;
+pub(crate) mod solution;
 pub(crate) mod spill;
 pub(crate) mod stats;
 pub(crate) mod value;
