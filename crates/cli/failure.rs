@@ -154,7 +154,9 @@ impl Classify for BddError {
     fn kind(&self) -> Kind {
         match self {
             // The engine's node table is full, or the game needs more variables than it has.
-            BddError::OutOfMemory { .. } | BddError::TooManyVariables { .. } => Kind::Limit,
+            BddError::OutOfMemory { .. }
+            | BddError::TooManyVariables { .. }
+            | BddError::Budget(_) => Kind::Limit,
             // A node table read from a file.
             BddError::InvalidNodes(_) => Kind::Input,
         }

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::time::Instant;
 
 use biodivine_lib_bdd::{op_function, Bdd, BddNode, BddPointer, BddVariable, BddVariableSet};
 use num_bigint::BigUint;
@@ -18,6 +19,16 @@ use crate::{
 pub struct BiodivineEngine {
     vars: BddVariableSet,
     num_vars: u32,
+    budget: OpBudget,
+}
+
+/// The budget of every operation of an engine made by [`BiodivineEngine::with_budget`].
+#[derive(Clone, Copy, Debug, Default)]
+struct OpBudget {
+    /// No operation starts after this instant.
+    deadline: Option<Instant>,
+    /// No binary operation builds a result of more nodes (it gives up while building).
+    max_nodes: Option<usize>,
 }
 
 /// A biodivine BDD handle (an owned node vector). `==` compares functions.
@@ -81,6 +92,42 @@ impl Hash for BiodivineBdd {
 }
 
 impl BiodivineEngine {
+    /// This engine with a budget on every operation: none starts after `deadline`, and a
+    /// binary operation (`and`, `or`, ...) whose result would pass `max_nodes` nodes gives up
+    /// while building it. Both fail with [`BddError::Budget`], so a caller can give up
+    /// soundly instead of waiting on one huge operation.
+    pub fn with_budget(mut self, deadline: Option<Instant>, max_nodes: Option<usize>) -> Self {
+        self.budget = OpBudget {
+            deadline,
+            max_nodes,
+        };
+        self
+    }
+
+    /// Fails once the deadline of the budget has passed.
+    fn check_deadline(&self) -> BddResult<()> {
+        match self.budget.deadline {
+            Some(d) if Instant::now() >= d => Err(BddError::Budget("deadline passed".into())),
+            _ => Ok(()),
+        }
+    }
+
+    /// `op(f, g)` within the budget.
+    fn binary(
+        &self,
+        f: &BiodivineBdd,
+        g: &BiodivineBdd,
+        op: fn(Option<bool>, Option<bool>) -> Option<bool>,
+    ) -> BddResult<BiodivineBdd> {
+        self.check_deadline()?;
+        match self.budget.max_nodes {
+            None => Ok(BiodivineBdd(Bdd::binary_op(&f.0, &g.0, op))),
+            Some(max) => Bdd::binary_op_with_limit(max, &f.0, &g.0, op)
+                .map(BiodivineBdd)
+                .ok_or_else(|| BddError::Budget(format!("a result of more than {max} nodes"))),
+        }
+    }
+
     fn bvar(&self, var: Var) -> BddVariable {
         assert!(
             var < self.num_vars,
@@ -201,6 +248,7 @@ impl BddEngine for BiodivineEngine {
         Ok(BiodivineEngine {
             vars: BddVariableSet::new_anonymous(n),
             num_vars,
+            budget: OpBudget::default(),
         })
     }
 
@@ -229,34 +277,36 @@ impl BddEngine for BiodivineEngine {
     }
 
     fn and(&self, f: &BiodivineBdd, g: &BiodivineBdd) -> BddResult<BiodivineBdd> {
-        Ok(BiodivineBdd(f.0.and(&g.0)))
+        self.binary(f, g, op_function::and)
     }
 
     fn or(&self, f: &BiodivineBdd, g: &BiodivineBdd) -> BddResult<BiodivineBdd> {
-        Ok(BiodivineBdd(f.0.or(&g.0)))
+        self.binary(f, g, op_function::or)
     }
 
     fn xor(&self, f: &BiodivineBdd, g: &BiodivineBdd) -> BddResult<BiodivineBdd> {
-        Ok(BiodivineBdd(f.0.xor(&g.0)))
+        self.binary(f, g, op_function::xor)
     }
 
     fn iff(&self, f: &BiodivineBdd, g: &BiodivineBdd) -> BddResult<BiodivineBdd> {
-        Ok(BiodivineBdd(f.0.iff(&g.0)))
+        self.binary(f, g, op_function::iff)
     }
 
     fn and_not(&self, f: &BiodivineBdd, g: &BiodivineBdd) -> BddResult<BiodivineBdd> {
-        Ok(BiodivineBdd(f.0.and_not(&g.0)))
+        self.binary(f, g, op_function::and_not)
     }
 
     fn imp(&self, f: &BiodivineBdd, g: &BiodivineBdd) -> BddResult<BiodivineBdd> {
-        Ok(BiodivineBdd(f.0.imp(&g.0)))
+        self.binary(f, g, op_function::imp)
     }
 
     fn ite(&self, c: &BiodivineBdd, t: &BiodivineBdd, e: &BiodivineBdd) -> BddResult<BiodivineBdd> {
+        self.check_deadline()?;
         Ok(BiodivineBdd(Bdd::if_then_else(&c.0, &t.0, &e.0)))
     }
 
     fn exists(&self, f: &BiodivineBdd, vars: &VarSet) -> BddResult<BiodivineBdd> {
+        self.check_deadline()?;
         if vars.is_empty() || f.0.as_bool().is_some() {
             return Ok(f.clone());
         }
@@ -265,6 +315,7 @@ impl BddEngine for BiodivineEngine {
     }
 
     fn forall(&self, f: &BiodivineBdd, vars: &VarSet) -> BddResult<BiodivineBdd> {
+        self.check_deadline()?;
         if vars.is_empty() || f.0.as_bool().is_some() {
             return Ok(f.clone());
         }
@@ -281,6 +332,7 @@ impl BddEngine for BiodivineEngine {
         if vars.is_empty() {
             return self.and(f, g);
         }
+        self.check_deadline()?;
         let mask = self.mask(vars);
         Ok(BiodivineBdd(Bdd::binary_op_with_exists_trigger(
             &f.0,

@@ -72,6 +72,9 @@ pub enum BddError {
     },
     /// A [`BddNodes`] table is malformed (bad reference, variable out of range, ...).
     InvalidNodes(String),
+    /// An operation went past the budget its engine was given (biodivine's
+    /// `BiodivineEngine::with_budget`): the deadline, or the size of its result.
+    Budget(String),
 }
 
 impl fmt::Display for BddError {
@@ -94,6 +97,7 @@ impl fmt::Display for BddError {
                 "{backend} BDD engine supports at most {max} variables, {requested} requested"
             ),
             BddError::InvalidNodes(msg) => write!(f, "invalid BDD node table: {msg}"),
+            BddError::Budget(what) => write!(f, "BDD operation over its budget: {what}"),
         }
     }
 }

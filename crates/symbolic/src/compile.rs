@@ -4,7 +4,7 @@
 //! can be legal together ([`joint_moves`]) and the next function of every bit a joint move
 //! touches ([`next_bit_functions`]). Used by the symbolic game and by the mutex proof.
 
-use symgame_bdd::{BddEngine, BddResult};
+use symgame_bdd::{BddEngine, BddError, BddResult};
 use symgame_ground::{Gate, GroundGame, Lit};
 use symgame_limits::StopReason;
 
@@ -38,6 +38,21 @@ pub(crate) struct Compiler<'a, E: BddEngine> {
     move_base: Vec<usize>,
     /// Gates of the `next` cone.
     next_needed: Vec<bool>,
+    /// Per move-dependent gate of the `next` cone: its BDD with every move signal false (built
+    /// on the first [`Self::set_joint_move`]); `local` overrides it for the gates the current
+    /// joint move reaches.
+    base: Option<Vec<Option<E::Bdd>>>,
+    /// Per fluent: whether its next function with every move false differs from the fluent.
+    base_changed: Vec<bool>,
+    /// Per signal: the gates of the `next` cone that read it.
+    readers: Vec<Vec<u32>>,
+    /// Gates re-evaluated for the current joint move, ascending (their `local` slots are set).
+    dirty: Vec<usize>,
+    /// Per gate: the stamp of the last joint move that reached it.
+    mark: Vec<u32>,
+    stamp: u32,
+    /// No gate is evaluated after this instant ([`BddError::Budget`]).
+    deadline: Option<std::time::Instant>,
 }
 
 impl<'a, E: BddEngine> Compiler<'a, E> {
@@ -80,19 +95,28 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
             moves: vec![false; game.num_moves()],
             move_base,
             next_needed: c.cone(&game.next),
+            base: None,
+            base_changed: Vec::new(),
+            readers: Vec::new(),
+            dirty: Vec::new(),
+            mark: vec![0; c.gates.len()],
+            stamp: 0,
+            deadline: None,
         }
     }
 
     /// A compiler over the fluent BDDs of `enc` with the move-independent gates of every cone
     /// evaluated (the terminal disjuncts', the legal conditions' and the next functions'), and
     /// the terminal condition as a disjunction of parts ([`disjuncts`]; never built as one BDD
-    /// unless asked for).
+    /// unless asked for). Past `deadline` no gate is evaluated: [`BddError::Budget`].
     pub(crate) fn prepared(
         e: &'a E,
         game: &'a GroundGame,
         enc: &Encoding,
+        deadline: Option<std::time::Instant>,
     ) -> BddResult<(Self, Vec<Lit>)> {
         let mut comp = Compiler::new(e, game, fluent_bdds(e, enc)?);
+        comp.deadline = deadline;
         let mut term_leaves = Vec::new();
         disjuncts(&game.circuit, game.terminal, &mut term_leaves);
         // Move-independent gates of every cone, once.
@@ -191,31 +215,67 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
     }
 
     /// The BDD of gate `g` from its inputs' BDDs: an AND from true, stopping at false; an OR
-    /// from false, stopping at true.
+    /// from false, stopping at true. A wide gate (the OR of every legal move in a "no move
+    /// left" condition) is reduced as a balanced tree, which costs far less than a fold into
+    /// one growing BDD.
     fn gate(&self, g: usize) -> BddResult<E::Bdd> {
+        const WIDE: usize = 8;
         let e = self.e;
+        self.check_deadline()?;
         let (ls, is_and) = match &self.game.circuit.gates[g] {
             Gate::And(ls) => (ls, true),
             Gate::Or(ls) => (ls, false),
         };
+        let op = |a: &E::Bdd, b: &E::Bdd| if is_and { e.and(a, b) } else { e.or(a, b) };
+        let decided = |x: &E::Bdd| if is_and { e.is_false(x) } else { e.is_true(x) };
+        if ls.len() > WIDE {
+            let mut v = Vec::with_capacity(ls.len());
+            for &l in ls {
+                let x = self.lit(l)?;
+                if decided(&x) {
+                    return Ok(x);
+                }
+                v.push(x);
+            }
+            while v.len() > 1 {
+                let mut next = Vec::with_capacity(v.len().div_ceil(2));
+                let mut it = v.into_iter();
+                while let Some(a) = it.next() {
+                    let x = match it.next() {
+                        Some(b) => {
+                            self.check_deadline()?;
+                            op(&a, &b)?
+                        }
+                        None => a,
+                    };
+                    if decided(&x) {
+                        return Ok(x);
+                    }
+                    next.push(x);
+                }
+                v = next;
+            }
+            return Ok(v.pop().unwrap_or_else(|| e.constant(is_and)));
+        }
         let mut acc = e.constant(is_and);
         for &l in ls {
             let x = self.lit(l)?;
-            acc = if is_and {
-                e.and(&acc, &x)?
-            } else {
-                e.or(&acc, &x)?
-            };
-            let decided = if is_and {
-                e.is_false(&acc)
-            } else {
-                e.is_true(&acc)
-            };
-            if decided {
+            acc = op(&acc, &x)?;
+            if decided(&acc) {
                 break;
             }
         }
         Ok(acc)
+    }
+
+    /// Fails once the deadline given to [`Self::prepared`] has passed.
+    fn check_deadline(&self) -> BddResult<()> {
+        match self.deadline {
+            Some(d) if std::time::Instant::now() >= d => {
+                Err(BddError::Budget("set-up deadline passed".into()))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Stores the BDD of gate `g`: per joint move if the gate reads a move, else once for all.
@@ -230,10 +290,12 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
 
     /// The BDD stored for gate `g` (see [`Self::store`]).
     fn stored(&self, g: usize) -> &Option<E::Bdd> {
-        if self.dep[g] {
-            &self.local[g]
-        } else {
-            &self.global[g]
+        if !self.dep[g] {
+            return &self.global[g];
+        }
+        match (&self.local[g], &self.base) {
+            (None, Some(base)) => &base[g],
+            (local, _) => local,
         }
     }
 
@@ -284,15 +346,142 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
 
     /// Sets the move signals to the joint move `jm` and evaluates the `next` cone under it
     /// (the move-independent gates must have been evaluated by [`Self::eval_global`]).
+    ///
+    /// Incremental: the cone is evaluated once with every move false (the base); a joint
+    /// move then re-evaluates only the gates that read one of its moves, directly or through
+    /// other gates (a whole cyclic block if one of its gates is reached). Every other gate
+    /// reads only false move signals, so its base value is its value under `jm`.
     pub(crate) fn set_joint_move(&mut self, jm: &[usize]) -> BddResult<()> {
+        if self.base.is_none() {
+            self.build_base()?;
+        }
+        for g in std::mem::take(&mut self.dirty) {
+            self.local[g] = None;
+        }
         self.moves.fill(false);
         for (r, &m) in jm.iter().enumerate() {
             self.moves[self.move_base[r] + m] = true;
         }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.mark.fill(0);
+            self.stamp = 1;
+        }
+        let c = &self.game.circuit;
+        let nf = self.game.fluents.len() as u32;
+        let mut stack: Vec<u32> = Vec::new();
+        for (r, &m) in jm.iter().enumerate() {
+            let s = nf + 1 + (self.move_base[r] + m) as u32;
+            stack.extend_from_slice(&self.readers[s as usize]);
+        }
+        let mut reached = Vec::new();
+        while let Some(g) = stack.pop() {
+            let g = g as usize;
+            if self.mark[g] == self.stamp {
+                continue;
+            }
+            let block = c.block_of(g).filter(|b| b.cyclic);
+            let members: Vec<usize> = match block {
+                Some(b) => (b.start as usize..b.end as usize)
+                    .filter(|&h| self.next_needed[h] && self.dep[h])
+                    .collect(),
+                None => vec![g],
+            };
+            for h in members {
+                if self.mark[h] == self.stamp {
+                    continue;
+                }
+                self.mark[h] = self.stamp;
+                reached.push(h);
+                let s = c.num_inputs as usize + h;
+                stack.extend_from_slice(&self.readers[s]);
+            }
+        }
+        reached.sort_unstable();
+        let mut i = 0;
+        while i < reached.len() {
+            let g = reached[i];
+            match c.block_of(g).filter(|b| b.cyclic) {
+                None => {
+                    let v = self.gate(g)?;
+                    self.local[g] = Some(v);
+                    i += 1;
+                }
+                Some(b) => {
+                    let end = reached[i..].partition_point(|&h| h < b.end as usize) + i;
+                    let gates = &reached[i..end];
+                    for &h in gates {
+                        self.local[h] = Some(self.e.constant(false));
+                    }
+                    loop {
+                        let mut changed = false;
+                        for &h in gates {
+                            let v = self.gate(h)?;
+                            if self.local[h].as_ref() != Some(&v) {
+                                self.local[h] = Some(v);
+                                changed = true;
+                            }
+                        }
+                        if !changed {
+                            break;
+                        }
+                    }
+                    i = end;
+                }
+            }
+        }
+        self.dirty = reached;
+        Ok(())
+    }
+
+    /// The base of [`Self::set_joint_move`]: the `next` cone with every move false, the
+    /// readers of every signal within the cone, and which fluents the base changes.
+    fn build_base(&mut self) -> BddResult<()> {
+        let c = &self.game.circuit;
+        self.moves.fill(false);
         let needed = std::mem::take(&mut self.next_needed);
         let r = self.eval(&needed, true);
         self.next_needed = needed;
-        r
+        r?;
+        let mut readers: Vec<Vec<u32>> = vec![Vec::new(); c.num_inputs as usize + c.gates.len()];
+        for (g, gate) in c.gates.iter().enumerate() {
+            if !(self.next_needed[g] && self.dep[g]) {
+                continue;
+            }
+            for l in gate.inputs() {
+                let list = &mut readers[l.signal() as usize];
+                if list.last() != Some(&(g as u32)) {
+                    list.push(g as u32);
+                }
+            }
+        }
+        self.readers = readers;
+        self.base = Some(std::mem::replace(
+            &mut self.local,
+            vec![None; c.gates.len()],
+        ));
+        self.base_changed = (0..self.game.fluents.len())
+            .map(|f| self.lit(self.game.next[f]).map(|nf| &nf != self.fluent(f)))
+            .collect::<BddResult<_>>()?;
+        Ok(())
+    }
+
+    /// Whether the next value of fluent `f` under the current joint move may differ from its
+    /// current value (false: its next function is the fluent itself). Cheap: no BDD is
+    /// compared unless the joint move reaches the fluent's next gate.
+    pub(crate) fn next_may_change(&self, f: usize) -> bool {
+        let s = self.game.next[f].signal();
+        let ni = self.game.circuit.num_inputs;
+        if s < ni {
+            // A constant, a fluent or a move read directly.
+            let nf = self.game.fluents.len() as u32;
+            return s > nf || self.base_changed[f];
+        }
+        let g = (s - ni) as usize;
+        if self.dep[g] && self.mark[g] == self.stamp {
+            return true;
+        }
+        self.base_changed[f]
     }
 }
 
@@ -368,6 +557,9 @@ pub(crate) fn next_bit_functions<E: BddEngine>(
 ) -> BddResult<Vec<(u32, E::Bdd)>> {
     let mut out = Vec::new();
     for (g, group) in enc.fluent_groups().iter().enumerate() {
+        if !group.fluents.iter().any(|&f| comp.next_may_change(f)) {
+            continue;
+        }
         let mut nfs = Vec::with_capacity(group.fluents.len());
         let mut changed = false;
         for &f in &group.fluents {
@@ -395,4 +587,54 @@ pub(crate) fn next_bit_functions<E: BddEngine>(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::Order;
+    use symgame_bdd::{BiodivineEngine, EngineConfig};
+    use symgame_testkit::load_game;
+
+    /// The incremental [`Compiler::set_joint_move`] gives every next function a full
+    /// evaluation of the `next` cone gives, and `next_may_change` is false only where the
+    /// next function is the fluent itself.
+    #[test]
+    fn incremental_joint_moves_match_full_evaluation() {
+        for name in [
+            "tictactoe",
+            "connect4_4x4",
+            "nim_1_2_3",
+            "prisoners_2p",
+            "eight_puzzle_easy",
+            "hanoi_3",
+            "toll_roads",
+        ] {
+            let game = load_game(name);
+            let enc = Encoding::new(&game, Order::Heuristic);
+            let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+            let (mut inc, _) = Compiler::prepared(&e, &game, &enc, None).unwrap();
+            let (mut full, _) = Compiler::prepared(&e, &game, &enc, None).unwrap();
+            let legal = inc.legal().unwrap();
+            let joint = joint_moves(&e, &legal, &e.constant(true), 1_000_000, &|| false).unwrap();
+            assert!(joint.len() > 1, "{name}");
+            for (jm, _) in &joint {
+                inc.set_joint_move(jm).unwrap();
+                full.moves.fill(false);
+                for (r, &m) in jm.iter().enumerate() {
+                    full.moves[full.move_base[r] + m] = true;
+                }
+                full.local.fill(None);
+                let needed = full.next_needed.clone();
+                full.eval(&needed, true).unwrap();
+                for f in 0..game.fluents.len() {
+                    let want = full.lit(game.next[f]).unwrap();
+                    assert_eq!(inc.lit(game.next[f]).unwrap(), want, "{name} {jm:?} {f}");
+                    if !inc.next_may_change(f) {
+                        assert_eq!(&want, inc.fluent(f), "{name} {jm:?} {f}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use symgame_bdd::{BddEngine, BddResult};
+use symgame_bdd::{BddEngine, BddError, BddResult};
 use symgame_ground::GroundGame;
 
 use crate::compile::{joint_moves, valid_codes, Compiler};
@@ -57,11 +57,26 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         encoding: Encoding,
         opts: &SymbolicOptions,
     ) -> Result<Self, SymbolicError> {
+        Self::build(engine, game, encoding, opts).map_err(|err| match err {
+            // The compiler's deadline is the set-up deadline.
+            SymbolicError::Bdd(BddError::Budget(_)) if opts.setup_expired().is_err() => {
+                SymbolicError::Stopped(symgame_limits::StopReason::TimeLimit)
+            }
+            other => other,
+        })
+    }
+
+    fn build(
+        engine: &'e E,
+        game: &GroundGame,
+        encoding: Encoding,
+        opts: &SymbolicOptions,
+    ) -> Result<Self, SymbolicError> {
         let e = engine;
         let enc = &encoding;
         let live = || e.stats().live_nodes;
         opts.phase("conditions");
-        let (mut comp, term_leaves) = Compiler::prepared(e, game, enc)?;
+        let (mut comp, term_leaves) = Compiler::prepared(e, game, enc, opts.setup_deadline)?;
         let raw_terminal_parts = comp.terminal_parts(&term_leaves)?;
         let terminal_parts =
             cluster_parts(e, raw_terminal_parts.clone(), opts.terminal_cluster_nodes)?;

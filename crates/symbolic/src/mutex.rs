@@ -58,6 +58,9 @@ pub struct MutexBudget {
     /// The conjunction of the claims assumed in a round stays within this many BDD nodes
     /// (claims that would grow it further are checked but not assumed).
     pub max_invariant_nodes: usize,
+    /// No single BDD operation of the proof builds more nodes than this (past it, the proof
+    /// gives up: no groups).
+    pub max_operation_nodes: usize,
 }
 
 impl Default for MutexBudget {
@@ -67,6 +70,7 @@ impl Default for MutexBudget {
             max_joint_moves: 20_000,
             max_rounds: 20,
             max_invariant_nodes: 100_000,
+            max_operation_nodes: 1_000_000,
         }
     }
 }
@@ -79,10 +83,12 @@ impl Encoding {
         match opts.encoding {
             EncodingKind::Plain => Encoding::new(game, opts.order),
             EncodingKind::Compact => {
+                // At most two fifths of the set-up time left: the proof only makes the
+                // encoding smaller, and the game must still be compiled after it.
                 let mut budget = MutexBudget::default();
                 if let Some(d) = opts.setup_deadline {
                     let left = d.saturating_duration_since(Instant::now());
-                    budget.time = budget.time.min(left);
+                    budget.time = budget.time.min(left.mul_f64(0.4));
                 }
                 opts.phase("mutex");
                 let enc = Encoding::compact_within(game, opts.order, &budget);
@@ -186,8 +192,9 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
         return proof;
     }
     let enc = Encoding::new(game, Order::Heuristic);
+    let deadline = Instant::now() + budget.time;
     let engine = match BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()) {
-        Ok(e) => e,
+        Ok(e) => e.with_budget(Some(deadline), Some(budget.max_operation_nodes)),
         Err(e) => {
             proof.gave_up = Some(e.to_string());
             proof.groups = singles();
@@ -212,9 +219,15 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
     proof
 }
 
-/// `(two, none)`: at least two of `bs` are true; none of them is.
-fn two_and_none<E: BddEngine>(e: &E, bs: &[E::Bdd]) -> BddResult<(E::Bdd, E::Bdd)> {
-    let mut none = e.constant(true);
+/// `(two, none)` within `domain`: the states of `domain` where at least two of `bs` are true;
+/// those where none of them is. Every intermediate set lies within `domain`, which keeps
+/// them small when `domain` fixes much of the state (a joint move's legal states).
+fn two_and_none<E: BddEngine>(
+    e: &E,
+    domain: &E::Bdd,
+    bs: &[E::Bdd],
+) -> BddResult<(E::Bdd, E::Bdd)> {
+    let mut none = domain.clone();
     let mut one = e.constant(false);
     let mut two = e.constant(false);
     for b in bs {
@@ -239,20 +252,10 @@ fn houdini<E: BddEngine>(
     rounds: &mut usize,
 ) -> BddResult<Result<Claims, String>> {
     let started = Instant::now();
-    let n = candidates.len();
-    let mut amo = vec![true; n];
-    let mut alo = vec![true; n];
-    let mut in_init = vec![false; game.fluents.len()];
-    for &f in &game.init {
-        in_init[f] = true;
-    }
-    for (c, cand) in candidates.iter().enumerate() {
-        let k = cand.members.iter().filter(|&&f| in_init[f]).count();
-        amo[c] = k <= 1;
-        // "At least one" only matters with "at most one" (an exactly-one group).
-        alo[c] = k == 1;
-    }
-    let (mut comp, term_leaves) = Compiler::prepared(e, game, enc)?;
+    let (mut amo, mut alo) = claims_of_init(game, candidates);
+    let sample_time = (budget.time / 10).min(Duration::from_secs(1));
+    falsify_by_playouts(game, candidates, &mut amo, &mut alo, sample_time);
+    let (mut comp, term_leaves) = Compiler::prepared(e, game, enc, None)?;
     let terminal_parts = term_leaves
         .iter()
         .map(|&l| comp.lit(l))
@@ -290,7 +293,7 @@ fn houdini<E: BddEngine>(
                 .iter()
                 .map(|&f| comp.fluent(f).clone())
                 .collect();
-            let (two, none) = two_and_none(e, &bs)?;
+            let (two, none) = two_and_none(e, &e.constant(true), &bs)?;
             let mut next = inv.clone();
             if amo[c] {
                 next = e.and_not(&next, &two)?;
@@ -327,9 +330,14 @@ fn houdini<E: BddEngine>(
                     comp.set_joint_move(jm)?;
                     let mut next: Vec<Option<E::Bdd>> = vec![None; game.fluents.len()];
                     for f in 0..game.fluents.len() {
-                        if of_fluent[f].iter().any(|&c| amo[c] || alo[c]) {
-                            next[f] = Some(comp.lit(game.next[f])?);
+                        if !of_fluent[f].iter().any(|&c| amo[c] || alo[c]) {
+                            continue;
                         }
+                        next[f] = Some(if comp.next_may_change(f) {
+                            comp.lit(game.next[f])?
+                        } else {
+                            comp.fluent(f).clone()
+                        });
                     }
                     if cache.len() * game.fluents.len() < CACHE_LIMIT {
                         cache.insert(jm.clone(), next.clone());
@@ -349,12 +357,16 @@ fn houdini<E: BddEngine>(
                     .iter()
                     .map(|&f| next[f].clone().expect("computed for live candidates"))
                     .collect();
-                let (two, none) = two_and_none(e, &bs)?;
+                let (two, none) = two_and_none(e, &e.constant(true), &bs)?;
                 for (claim, broken) in [(&mut amo[c], two), (&mut alo[c], none)] {
                     if !*claim {
                         continue;
                     }
-                    let bad = and_not_all(e, &e.and(cond, &broken)?, &terminal_parts)?;
+                    let bad = e.and(cond, &broken)?;
+                    if e.is_false(&bad) {
+                        continue;
+                    }
+                    let bad = and_not_all(e, &bad, &terminal_parts)?;
                     if !e.is_false(&bad) {
                         *claim = false;
                         dropped = true;
@@ -367,6 +379,84 @@ fn houdini<E: BddEngine>(
         }
         if !dropped {
             return Ok(Ok((amo, alo)));
+        }
+    }
+}
+
+/// The claims the initial state keeps: "at most one" where at most one member is true in
+/// it, "at least one" (only with "at most one": an exactly-one group) where exactly one is.
+fn claims_of_init(game: &GroundGame, candidates: &[Candidate]) -> Claims {
+    let mut in_init = vec![false; game.fluents.len()];
+    for &f in &game.init {
+        in_init[f] = true;
+    }
+    candidates
+        .iter()
+        .map(|cand| {
+            let k = cand.members.iter().filter(|&&f| in_init[f]).count();
+            (k <= 1, k == 1)
+        })
+        .unzip()
+}
+
+/// Drops the claims that a reachable state breaks, found by random playouts of the explicit
+/// reasoner from the initial state for up to `time` (and at most 100,000 states). Sound: a
+/// claim false in a reachable state is no invariant. Cheap where the proof is not: most
+/// candidates of a game are false, and every one costs the symbolic checks a full round.
+fn falsify_by_playouts(
+    game: &GroundGame,
+    candidates: &[Candidate],
+    amo: &mut [bool],
+    alo: &mut [bool],
+    time: Duration,
+) {
+    const MAX_STATES: usize = 100_000;
+    const MAX_DEPTH: usize = 1_000;
+    let started = Instant::now();
+    let reasoner = symgame_explicit::Reasoner::new(game);
+    let roles = reasoner.num_roles();
+    // SplitMix64: a fixed seed keeps the proof, and so the encoding, deterministic.
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut rand = move |n: usize| {
+        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) % n as u64) as usize
+    };
+    let mut states = 0usize;
+    let mut moves = Vec::new();
+    'playouts: while started.elapsed() < time && states < MAX_STATES {
+        let mut s = reasoner.initial_state();
+        for _ in 0..MAX_DEPTH {
+            states += 1;
+            for (c, cand) in candidates.iter().enumerate() {
+                if !(amo[c] || alo[c]) {
+                    continue;
+                }
+                let k = cand.members.iter().filter(|&&f| s.contains(f)).count();
+                if k >= 2 {
+                    amo[c] = false;
+                    alo[c] = false;
+                } else if k == 0 {
+                    alo[c] = false;
+                }
+            }
+            if reasoner.is_terminal(&s) || states >= MAX_STATES {
+                break;
+            }
+            let mut joint = Vec::with_capacity(roles);
+            for r in 0..roles {
+                reasoner.legal_moves_into(&s, r, &mut moves);
+                if moves.is_empty() {
+                    continue 'playouts;
+                }
+                joint.push(moves[rand(moves.len())]);
+            }
+            s = reasoner.next_state(&s, &joint);
+            if states.is_multiple_of(256) && started.elapsed() >= time {
+                break 'playouts;
+            }
         }
     }
 }

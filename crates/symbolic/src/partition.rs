@@ -305,6 +305,9 @@ pub(crate) fn attach_terminal_parts<E: BddEngine>(
     opts: &SymbolicOptions,
 ) -> Result<(), SymbolicError> {
     let checks = clusters.len() * terminal.len();
+    // The check only drops parts (a part kept in vain costs a cut per image), so it gets a
+    // second of set-up time; past it, every part that reads a touched bit is kept.
+    let check_until = std::time::Instant::now() + std::time::Duration::from_secs(1);
     for cl in clusters.iter_mut() {
         opts.setup_expired().map_err(SymbolicError::Stopped)?;
         let mut rel = Vec::new();
@@ -317,7 +320,10 @@ pub(crate) fn attach_terminal_parts<E: BddEngine>(
             if !reads_touched {
                 continue;
             }
-            let relevant = if !cl.conjuncts.is_empty() || checks > 20_000 {
+            let relevant = if !cl.conjuncts.is_empty()
+                || checks > 20_000
+                || std::time::Instant::now() >= check_until
+            {
                 true
             } else {
                 let from = cl.image(e, &e.not(t)?)?;
