@@ -107,3 +107,56 @@ fn sigterm_stops_a_solve_cleanly_and_removes_its_layer_files() {
     assert!(left.is_empty(), "left behind: {left:?}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// F10: a second Ctrl-C right after the first ends the run at once with exit code 3 and
+/// leaves no temporary layer directory, and never an output directory without its manifest
+/// (the run created it, so it is removed; or the first interrupt had time to write the
+/// finished layers and a manifest that marks the solution incomplete).
+#[test]
+fn a_double_interrupt_leaves_no_temporary_files() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let tmp = std::env::temp_dir().join(format!("symgame-sigint2-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out_dir = tmp.join("out");
+    let layers = tmp.join("layers");
+    std::fs::create_dir_all(&layers).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_symgame"))
+        .args(["solve", "gdl/connect4_6x4.kif", "--out"])
+        .arg(&out_dir)
+        .current_dir(symgame_testkit::root())
+        .env("TMPDIR", &layers)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while std::fs::read_dir(&layers).unwrap().next().is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no layer directory"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    for _ in 0..2 {
+        // SAFETY: sending a signal to our own child process, which has not been waited for.
+        #[allow(unsafe_code)] // std cannot send SIGINT to a child process
+        let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+        assert_eq!(sent, 0);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&layers).unwrap().flatten().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    if out_dir.exists() {
+        assert!(
+            out_dir.join(symgame_symbolic::MANIFEST).exists(),
+            "an output directory without manifest: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

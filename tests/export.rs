@@ -212,6 +212,26 @@ fn solution_directories_and_engines_give_the_same_file() {
         std::fs::read(&from_dir).unwrap()
     );
 
+    // F11: an interrupt in the write phase (here: before its first layer) is a stop, and no
+    // database is written.
+    let cancelled = d.join("cancelled.db");
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let opts = ExportOptions {
+        solution: Some(sol.clone()),
+        limits: Limits {
+            cancel: Some(flag),
+            ..Limits::default()
+        },
+        ..options("tictactoe")
+    };
+    let err = export(&g, &cancelled, &opts, |_| {}).unwrap_err();
+    assert_eq!(*err.kind(), ErrorKind::SetupStopped, "{err}");
+    assert!(
+        err.to_string().contains("interrupted while writing"),
+        "{err}"
+    );
+    assert!(!cancelled.exists());
+
     // Ranks and values depend on the state sets, not on the engine's node numbering.
     let oxidd = d.join("oxidd.db");
     let opts = ExportOptions {

@@ -172,3 +172,19 @@ fn outputs_never_overwrite_inputs() {
     assert!(err.contains("holds the input file"), "{err}");
     assert_eq!(std::fs::read(&game).unwrap(), before);
 }
+
+/// A layer file whose BDDs claim more variables than the encoding has (rewritten with a valid
+/// checksum) is an input error naming the file in both commands, not a BDD engine failure.
+#[test]
+fn a_layer_over_too_many_variables_is_refused() {
+    let sol = solved("vars");
+    let m = read_manifest(&sol).unwrap();
+    let (_, name) = m.files[0].clone();
+    let path = sol.join(&name);
+    let mut layer = symgame_symbolic::read_stored(&path).unwrap();
+    for c in &mut layer.classes {
+        c.nodes.num_vars += 8;
+    }
+    symgame_symbolic::write_stored(&path, &layer).unwrap();
+    refused_by_both(&sol, &name, "variables, but the encoding has");
+}

@@ -25,6 +25,30 @@ fn tictactoe() -> String {
 }
 
 #[test]
+fn f4_the_time_limit_holds_while_parsing() {
+    // Two million facts (about 30 MB) take seconds to parse and check; a limit of 0.2 s must
+    // stop the reading with a limit error (exit 3), not after it.
+    let mut text = tictactoe();
+    for i in 0..2_000_000 {
+        text.push_str(&format!("(fact {i} {})\n", i % 7));
+    }
+    let path = input("f4", "huge.kif", text.as_bytes());
+    let started = std::time::Instant::now();
+    let (code, _, err) = symgame(&[
+        "info",
+        "--time-limit",
+        "0.2",
+        path.to_str().expect("a UTF-8 path"),
+    ]);
+    let took = started.elapsed();
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("time limit reached while"), "{err}");
+    assert!(err.contains("huge.kif"), "{err}");
+    // Reading the file is not interrupted; what follows stops at the next look at the clock.
+    assert!(took < std::time::Duration::from_secs(20), "{took:?}");
+}
+
+#[test]
 fn f12_invalid_utf8_is_a_located_error() {
     let text = tictactoe();
     let line = text

@@ -33,14 +33,17 @@ impl GameArg {
     }
 }
 
-/// Loads and grounds a game; grounding stops after `time_limit`, if given.
+/// Loads and grounds a game; reading, parsing, checking and grounding together stop at
+/// `time_limit`, if given (a limit error: exit 3).
 pub fn load_game(
     path: &Path,
     time_limit: Option<Duration>,
 ) -> Result<(symgame_gdl::CheckedDescription, symgame_ground::GroundGame), Failure> {
-    let desc = symgame_gdl::load(path)?;
+    // The time limit counts from here: reading and parsing a huge file stop at it too.
+    let deadline = time_limit.and_then(|t| std::time::Instant::now().checked_add(t));
+    let desc = symgame_gdl::load_within(path, deadline)?;
     let opts = symgame_ground::GroundOptions {
-        time_limit,
+        time_limit: deadline.map(|d| d.saturating_duration_since(std::time::Instant::now())),
         ..Default::default()
     };
     let game = symgame_ground::ground(&desc, &opts)?;

@@ -144,7 +144,9 @@ impl Classify for symgame_gdl::ErrorKind {
     fn kind(&self) -> Kind {
         match self {
             // The grounder's time and size limits (grounding errors are GDL errors).
-            symgame_gdl::ErrorKind::ResourceLimit => Kind::Limit,
+            symgame_gdl::ErrorKind::ResourceLimit | symgame_gdl::ErrorKind::TimeLimit => {
+                Kind::Limit
+            }
             _ => Kind::Input,
         }
     }
@@ -366,6 +368,7 @@ mod tests {
             ("role", e(K::BadRole).into(), EXIT_INPUT),
             ("game", e(K::BadGame).into(), EXIT_INPUT),
             ("grounding limit", e(K::ResourceLimit).into(), EXIT_LIMIT),
+            ("reading time limit", e(K::TimeLimit).into(), EXIT_LIMIT),
         ]);
     }
 

@@ -12,7 +12,7 @@ pub struct Args {
     game: GameArg,
     #[command(flatten)]
     output: OutputArgs,
-    // The time limit bounds grounding.
+    // The time limit bounds reading, parsing, checking and grounding.
     #[command(flatten)]
     time: TimeLimitArgs,
     /// Also list the fluents and the moves of each role.

@@ -137,7 +137,7 @@ impl<F: FnMut(&SolveStats)> EngineJob<Result<Exported>> for ExportJob<'_, F> {
         let fp = symgame_symbolic::fingerprint(self.game, &self.enc);
         if let Some(dir) = &self.opts.solution {
             let t = Instant::now();
-            let solution = read_solution(dir, &fp)?;
+            let solution = read_solution(dir, &fp, self.enc.num_vars())?;
             let (summary, layers) = write_solution(
                 &engine, self.game, &self.enc, &solution, self.out, self.opts,
             )?;
@@ -178,7 +178,7 @@ impl<F: FnMut(&SolveStats)> EngineJob<Result<Exported>> for ExportJob<'_, F> {
             });
         }
         let t = Instant::now();
-        let solution = read_solution(&solution, &fp)?;
+        let solution = read_solution(&solution, &fp, self.enc.num_vars())?;
         let (summary, layers) = write_solution(
             &engine, self.game, &self.enc, &solution, self.out, self.opts,
         )?;

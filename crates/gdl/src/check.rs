@@ -77,22 +77,37 @@ const MAX_EXPANDED_RULES: usize = 1_000_000;
 
 /// Normalises and validates a parsed description.
 pub fn check(description: Description) -> Result<CheckedDescription, Error> {
+    check_within(description, None)
+}
+
+/// [`check`], stopping with [`ErrorKind::TimeLimit`] once `deadline` has passed (checked
+/// between its passes).
+pub fn check_within(
+    description: Description,
+    deadline: Option<std::time::Instant>,
+) -> Result<CheckedDescription, Error> {
     let c = Checker {
         d: &description,
         kw: description.keywords,
     };
+    let clock = || crate::parse::check_clock(deadline, description.source.name(), "checking");
     c.keyword_placement()?;
+    clock()?;
     let rules = c.normalise()?;
+    clock()?;
     let arity = c.arities(&rules)?;
     for r in &rules {
         c.safety(r)?;
     }
+    clock()?;
     let graph = DependencyGraph::new(&rules, &c.kw);
     let (stratum, needs_ground_check) = c.stratify(&graph);
+    clock()?;
     c.recursion_restriction(&rules, &graph)?;
     c.independent_of_does(&rules, &graph)?;
     c.goal_values(&rules)?;
     c.roles(&rules)?;
+    clock()?;
     let warnings = c.warnings(&rules, &graph);
     Ok(CheckedDescription {
         rules,

@@ -116,6 +116,8 @@ pub enum ErrorKind {
     BadGame,
     /// The grounder exceeded a resource limit.
     ResourceLimit,
+    /// The time limit passed while reading, parsing or checking ([`crate::load_within`]).
+    TimeLimit,
 }
 
 /// A diagnostic with a location in a GDL source.

@@ -13,15 +13,29 @@ mod error;
 mod parse;
 mod syntax;
 
-pub use check::{check, CheckedDescription, DependencyGraph, NormalLiteral, NormalRule, Warning};
+pub use check::{
+    check, check_within, CheckedDescription, DependencyGraph, NormalLiteral, NormalRule, Warning,
+};
 pub use error::{Error, ErrorKind, Source};
-pub use parse::parse;
+pub use parse::{parse, parse_within};
 pub use syntax::*;
 
 /// Reads, parses and checks the GDL file at `path`.
 pub fn load(path: &std::path::Path) -> Result<CheckedDescription, Error> {
+    load_within(path, None)
+}
+
+/// [`load`], stopping with [`ErrorKind::TimeLimit`] once `deadline` has passed.
+pub fn load_within(
+    path: &std::path::Path,
+    deadline: Option<std::time::Instant>,
+) -> Result<CheckedDescription, Error> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| Error::file(ErrorKind::Io, &name, format!("cannot read file: {e}")))?;
-    check(parse(Source::from_bytes(name, bytes)?)?)
+    parse::check_clock(deadline, &name, "reading")?;
+    check_within(
+        parse_within(Source::from_bytes(name, bytes)?, deadline)?,
+        deadline,
+    )
 }

@@ -6,6 +6,7 @@
 
 use crate::error::{Error, ErrorKind, Source};
 use crate::syntax::*;
+use std::time::Instant;
 
 #[derive(Debug)]
 enum Sexp {
@@ -118,6 +119,32 @@ impl<'a> Reader<'a> {
 
 /// Parses GDL text. `source` names the file in diagnostics.
 pub fn parse(source: Source) -> Result<Description, Error> {
+    parse_within(source, None)
+}
+
+/// Top-level forms read between two looks at the clock.
+const CLOCK_EVERY: usize = 4096;
+
+/// The error of a reading stopped at `deadline`.
+pub(crate) fn past_deadline(file: &str, what: &str) -> Error {
+    Error::file(
+        ErrorKind::TimeLimit,
+        file,
+        format!("time limit reached while {what}"),
+    )
+}
+
+/// Fails once `deadline` has passed.
+pub(crate) fn check_clock(deadline: Option<Instant>, file: &str, what: &str) -> Result<(), Error> {
+    match deadline {
+        Some(d) if Instant::now() >= d => Err(past_deadline(file, what)),
+        _ => Ok(()),
+    }
+}
+
+/// [`parse`], stopping with [`ErrorKind::TimeLimit`] once `deadline` has passed (checked
+/// every few thousand top-level forms).
+pub fn parse_within(source: Source, deadline: Option<Instant>) -> Result<Description, Error> {
     let mut symbols = Symbols::default();
     let keywords = Keywords::intern(&mut symbols);
     let mut reader = Reader {
@@ -133,6 +160,9 @@ pub fn parse(source: Source) -> Result<Description, Error> {
         if reader.pos >= reader.bytes.len() {
             break;
         }
+        if sexps.len() % CLOCK_EVERY == CLOCK_EVERY - 1 {
+            check_clock(deadline, source.name(), "parsing")?;
+        }
         sexps.push(reader.sexp(0)?);
     }
     let mut builder = Builder {
@@ -141,7 +171,10 @@ pub fn parse(source: Source) -> Result<Description, Error> {
         kw: keywords,
     };
     let mut rules = Vec::with_capacity(sexps.len());
-    for s in &sexps {
+    for (i, s) in sexps.iter().enumerate() {
+        if i % CLOCK_EVERY == CLOCK_EVERY - 1 {
+            check_clock(deadline, source.name(), "parsing")?;
+        }
         rules.push(builder.rule(s)?);
     }
     Ok(Description {

@@ -14,6 +14,12 @@
 //! induction they hold in every reachable state. The checks run on BDDs in a private
 //! biodivine engine over the plain encoding. Any budget exceeded gives up soundly: no groups.
 //!
+//! Three things keep the proof cheap: random playouts of the explicit reasoner first drop the
+//! claims a reachable state breaks (most candidates are false, and each would cost the
+//! symbolic checks a round); the next functions and the broken sets of each joint move are
+//! computed once and kept across rounds; and "not terminal" is checked on picked states rather
+//! than built as a BDD (see `broken_outside_terminal`).
+//!
 //! The compact [`Encoding`] is built here, from outside the encoding: [`Encoding::compact`],
 //! [`Encoding::compact_within`] and [`Encoding::with_options`] prove the groups, then lay them
 //! out with [`Encoding::from_groups`].
@@ -24,7 +30,6 @@ use symgame_bdd::{BddEngine, BddResult, BiodivineEngine, EngineConfig};
 use symgame_ground::{GroundGame, GroundTerm};
 
 use crate::compile::{joint_moves, Compiler};
-use crate::disjunction::and_not_all;
 use crate::encoding::{Encoding, FluentGroup};
 use crate::error::SymbolicError;
 use crate::options::{EncodingKind, Order, SymbolicOptions};
@@ -70,7 +75,7 @@ impl Default for MutexBudget {
             max_joint_moves: 20_000,
             max_rounds: 20,
             max_invariant_nodes: 100_000,
-            max_operation_nodes: 1_000_000,
+            max_operation_nodes: 4_000_000,
         }
     }
 }
@@ -88,7 +93,7 @@ impl Encoding {
                 let mut budget = MutexBudget::default();
                 if let Some(d) = opts.setup_deadline {
                     let left = d.saturating_duration_since(Instant::now());
-                    budget.time = budget.time.min(left.mul_f64(0.4));
+                    budget.time = budget.time.min(left.mul_f64(0.5));
                 }
                 opts.phase("mutex");
                 let enc = Encoding::compact_within(game, opts.order, &budget);
@@ -219,15 +224,9 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
     proof
 }
 
-/// `(two, none)` within `domain`: the states of `domain` where at least two of `bs` are true;
-/// those where none of them is. Every intermediate set lies within `domain`, which keeps
-/// them small when `domain` fixes much of the state (a joint move's legal states).
-fn two_and_none<E: BddEngine>(
-    e: &E,
-    domain: &E::Bdd,
-    bs: &[E::Bdd],
-) -> BddResult<(E::Bdd, E::Bdd)> {
-    let mut none = domain.clone();
+/// `(two, none)`: the states where at least two of `bs` are true; those where none is.
+fn two_and_none<E: BddEngine>(e: &E, bs: &[E::Bdd]) -> BddResult<(E::Bdd, E::Bdd)> {
+    let mut none = e.constant(true);
     let mut one = e.constant(false);
     let mut two = e.constant(false);
     for b in bs {
@@ -274,6 +273,10 @@ fn houdini<E: BddEngine>(
     assume_order.sort_by_key(|&c| (std::cmp::Reverse(candidates[c].members.len()), c));
     let out_of_time = || started.elapsed() > budget.time;
     const CACHE_LIMIT: usize = 2_000_000;
+    const PAIRS_LIMIT: usize = 200_000;
+    type Pair<B> = (B, B);
+    let mut pairs: std::collections::HashMap<(Vec<usize>, usize), Pair<E::Bdd>> =
+        std::collections::HashMap::new();
     let mut cache: std::collections::HashMap<Vec<usize>, Vec<Option<E::Bdd>>> =
         std::collections::HashMap::new();
     loop {
@@ -293,7 +296,7 @@ fn houdini<E: BddEngine>(
                 .iter()
                 .map(|&f| comp.fluent(f).clone())
                 .collect();
-            let (two, none) = two_and_none(e, &e.constant(true), &bs)?;
+            let (two, none) = two_and_none(e, &bs)?;
             let mut next = inv.clone();
             if amo[c] {
                 next = e.and_not(&next, &two)?;
@@ -327,18 +330,8 @@ fn houdini<E: BddEngine>(
             let next = match cache.get(jm) {
                 Some(n) => n.clone(),
                 None => {
-                    comp.set_joint_move(jm)?;
-                    let mut next: Vec<Option<E::Bdd>> = vec![None; game.fluents.len()];
-                    for f in 0..game.fluents.len() {
-                        if !of_fluent[f].iter().any(|&c| amo[c] || alo[c]) {
-                            continue;
-                        }
-                        next[f] = Some(if comp.next_may_change(f) {
-                            comp.lit(game.next[f])?
-                        } else {
-                            comp.fluent(f).clone()
-                        });
-                    }
+                    let live = |f: usize| of_fluent[f].iter().any(|&c| amo[c] || alo[c]);
+                    let next = next_functions(&mut comp, game, jm, live)?;
                     if cache.len() * game.fluents.len() < CACHE_LIMIT {
                         cache.insert(jm.clone(), next.clone());
                     }
@@ -352,12 +345,23 @@ fn houdini<E: BddEngine>(
                 if !(amo[c] || alo[c]) || !cand.members.iter().any(|&f| changed[f]) {
                     continue;
                 }
-                let bs: Vec<E::Bdd> = cand
-                    .members
-                    .iter()
-                    .map(|&f| next[f].clone().expect("computed for live candidates"))
-                    .collect();
-                let (two, none) = two_and_none(e, &e.constant(true), &bs)?;
+                // Like the next functions, the broken sets do not depend on the claims.
+                let key = (jm.clone(), c);
+                let (two, none) = match pairs.get(&key) {
+                    Some(p) => p.clone(),
+                    None => {
+                        let bs: Vec<E::Bdd> = cand
+                            .members
+                            .iter()
+                            .map(|&f| next[f].clone().expect("computed for live candidates"))
+                            .collect();
+                        let p = two_and_none(e, &bs)?;
+                        if pairs.len() < PAIRS_LIMIT {
+                            pairs.insert(key, p.clone());
+                        }
+                        p
+                    }
+                };
                 for (claim, broken) in [(&mut amo[c], two), (&mut alo[c], none)] {
                     if !*claim {
                         continue;
@@ -366,8 +370,7 @@ fn houdini<E: BddEngine>(
                     if e.is_false(&bad) {
                         continue;
                     }
-                    let bad = and_not_all(e, &bad, &terminal_parts)?;
-                    if !e.is_false(&bad) {
+                    if broken_outside_terminal(e, bad, &terminal_parts)? {
                         *claim = false;
                         dropped = true;
                     }
@@ -381,6 +384,51 @@ fn houdini<E: BddEngine>(
             return Ok(Ok((amo, alo)));
         }
     }
+}
+
+/// The next function of every fluent `live` accepts under the joint move `jm` (`None` for the
+/// others).
+fn next_functions<E: BddEngine>(
+    comp: &mut Compiler<'_, E>,
+    game: &GroundGame,
+    jm: &[usize],
+    live: impl Fn(usize) -> bool,
+) -> BddResult<Vec<Option<E::Bdd>>> {
+    comp.set_joint_move(jm)?;
+    (0..game.fluents.len())
+        .map(|f| {
+            Ok(match live(f) {
+                false => None,
+                true if comp.next_may_change(f) => Some(comp.lit(game.next[f])?),
+                true => Some(comp.fluent(f).clone()),
+            })
+        })
+        .collect()
+}
+
+/// Whether some state of `bad` may be non-terminal (in none of `terminal`'s parts), found by
+/// picking states: one outside every part settles it; while the state picked lies in a part,
+/// that part is taken out of `bad` and another state picked (the first one, the lowest, is
+/// often terminal, such as a full board); `bad` used up means no. After eight picks the answer
+/// is yes without building `bad AND NOT terminal`, which on games like Connect Four in the plain
+/// encoding is a huge BDD: a claim is then dropped that only terminal states might break. That
+/// is sound (a claim dropped is never assumed), it only costs a group.
+fn broken_outside_terminal<E: BddEngine>(
+    e: &E,
+    bad: E::Bdd,
+    terminal: &[E::Bdd],
+) -> BddResult<bool> {
+    let mut rest = bad;
+    for _ in 0..8 {
+        let Some(state) = e.pick_minterm(&rest) else {
+            return Ok(false);
+        };
+        match terminal.iter().find(|t| e.eval(t, &state)) {
+            None => return Ok(true),
+            Some(t) => rest = e.and_not(&rest, t)?,
+        }
+    }
+    Ok(true)
 }
 
 /// The claims the initial state keeps: "at most one" where at most one member is true in

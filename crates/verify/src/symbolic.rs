@@ -74,7 +74,7 @@ impl EngineJob<Result<SymbolicSide, Error>> for Job<'_> {
             ..opts.limits.clone()
         };
         let (kind, classes) = match &opts.solution {
-            Some(dir) => read_solution(&e, dir, &print)?,
+            Some(dir) => read_solution(&e, dir, &print, g.encoding().num_vars())?,
             None => solve_now(&g, &limits)?,
         };
         let mut reached = e.constant(false);
@@ -118,8 +118,9 @@ fn read_solution<E: BddEngine>(
     e: &E,
     dir: &Path,
     print: &str,
+    num_vars: u32,
 ) -> Result<(GameKind, Vec<Class<E>>), Error> {
-    let solution = symgame_symbolic::read_solution(dir, print)?;
+    let solution = symgame_symbolic::read_solution(dir, print, num_vars)?;
     let outcomes = &solution.manifest.stats.outcomes;
     let mut classes = Vec::new();
     for (i, (_, file)) in solution.files().iter().enumerate() {

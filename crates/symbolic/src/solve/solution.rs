@@ -21,6 +21,9 @@ pub struct Solution {
     pub dir: PathBuf,
     /// The manifest (checked: consistent with itself and complete).
     pub manifest: Manifest,
+    /// The BDD variables of the encoding the solution is read for: every stored BDD must be
+    /// over exactly these.
+    pub num_vars: u32,
 }
 
 impl Solution {
@@ -37,7 +40,8 @@ impl Solution {
 
     /// Reads the `i`-th file of [`Solution::files`], checking it against the manifest: its
     /// header and checksum, fingerprint and depth, and that every class has an outcome of the
-    /// manifest and a distance exactly when the game is single-player.
+    /// manifest, is a BDD over the encoding's variables, and has a distance exactly when the
+    /// game is single-player.
     pub fn read_layer(&self, i: usize) -> Result<StoredLayer, FileError> {
         let (depth, name) = &self.manifest.files[i];
         let path = self.dir.join(name);
@@ -59,6 +63,12 @@ impl Solution {
         let stats = &self.manifest.stats;
         let single = stats.kind == GameKind::SinglePlayer;
         for c in &layer.classes {
+            if c.nodes.num_vars != self.num_vars {
+                return bad(format!(
+                    "a class of outcome {} is a BDD over {} variables, but the encoding has {}",
+                    c.outcome, c.nodes.num_vars, self.num_vars
+                ));
+            }
             if c.outcome as usize >= stats.outcomes.len() {
                 return bad(format!(
                     "a class has outcome {}, but the manifest lists {} outcomes",
@@ -91,8 +101,9 @@ fn depth_name(depth: Option<u32>) -> String {
 /// checksum, fingerprint, completeness, the game kind against the roles and outcomes, and the
 /// layer list (layered: depths `0..n` each once, as many as the statistics' layers, the last
 /// one all terminal; whole set: the one file `all.sol`). The layer files are checked when read
-/// ([`Solution::read_layer`]). The files are sorted by depth.
-pub fn read_solution(dir: &Path, fingerprint: &str) -> Result<Solution, FileError> {
+/// ([`Solution::read_layer`]), their BDDs against the `num_vars` variables of the encoding.
+/// The files are sorted by depth.
+pub fn read_solution(dir: &Path, fingerprint: &str, num_vars: u32) -> Result<Solution, FileError> {
     let mut manifest = read_manifest(dir)?;
     let path = dir.join(MANIFEST);
     let error = |message: String| FileError::format(&path, &message);
@@ -119,6 +130,7 @@ pub fn read_solution(dir: &Path, fingerprint: &str) -> Result<Solution, FileErro
     Ok(Solution {
         dir: dir.to_path_buf(),
         manifest,
+        num_vars,
     })
 }
 
