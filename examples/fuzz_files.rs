@@ -113,7 +113,7 @@ fn main() {
     let dir = symgame_testkit::root().join("tests/fuzz-crashes/files");
     for (i, name, bytes) in &crashes {
         std::fs::create_dir_all(&dir).expect("the crash directory");
-        let path = dir.join(format!("files-seed{seed}-{i}-{name}"));
+        let path = dir.join(format!("files-seed{seed}-{i}--{name}"));
         std::fs::write(&path, bytes).expect("the crash file");
         println!("{}: a reader panicked", path.display());
     }

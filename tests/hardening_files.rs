@@ -188,3 +188,43 @@ fn a_layer_over_too_many_variables_is_refused() {
     symgame_symbolic::write_stored(&path, &layer).unwrap();
     refused_by_both(&sol, &name, "variables, but the encoding has");
 }
+
+/// Inputs the file-reader fuzz harness (`examples/fuzz_files.rs`) once found panicking, kept
+/// in `tests/fuzz-crashes/files/` as `files-seedS-I--FILE`: a database (`t.db`) is opened from
+/// its bytes; any other file replaces its namesake in a fresh tic-tac-toe solution, which is then read and every
+/// stored BDD imported. Each may be refused; none may panic.
+#[test]
+fn file_reader_crash_fixtures_stay_fixed() {
+    use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
+    let dir = symgame_testkit::root().join("tests/fuzz-crashes/files");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|es| es.filter_map(|e| Some(e.ok()?.path())).collect())
+        .unwrap_or_default();
+    files.sort();
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        if name.ends_with("t.db") {
+            let _ = symgame_db::Database::from_bytes(bytes, None);
+            continue;
+        }
+        let sol = solved(&format!("fixture-{name}"));
+        // Named `files-seedS-I--FILE` by the harness.
+        let target = name.split("--").last().unwrap().to_string();
+        std::fs::write(sol.join(&target), bytes).unwrap();
+        let game = symgame_testkit::load(&symgame_testkit::root().join(GAME));
+        let enc = symgame_symbolic::Encoding::with_options(&game, &Default::default());
+        let print = symgame_symbolic::fingerprint(&game, &enc);
+        let Ok(solution) = symgame_symbolic::read_solution(&sol, &print, enc.num_vars()) else {
+            continue;
+        };
+        let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+        for i in 0..solution.files().len() {
+            if let Ok(layer) = solution.read_layer(i) {
+                for c in &layer.classes {
+                    let _ = e.import(&c.nodes);
+                }
+            }
+        }
+    }
+}
