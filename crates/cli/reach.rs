@@ -237,7 +237,12 @@ fn phases_text(phases: &[Phase]) -> String {
         } else {
             " so far, unfinished"
         };
-        format!("{} {:.2} s{nodes}{open}", p.name, p.seconds)
+        let note = p
+            .note
+            .as_ref()
+            .map(|n| format!(" [{n}]"))
+            .unwrap_or_default();
+        format!("{} {:.2} s{nodes}{open}{note}", p.name, p.seconds)
     };
     phases.iter().map(one).collect::<Vec<_>>().join(", ")
 }

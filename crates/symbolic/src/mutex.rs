@@ -96,7 +96,16 @@ impl Encoding {
                     budget.time = budget.time.min(left.mul_f64(0.5));
                 }
                 opts.phase("mutex");
-                let enc = Encoding::compact_within(game, opts.order, &budget);
+                let proof = prove_groups_within(game, &budget);
+                opts.phase_note(match &proof.gave_up {
+                    Some(why) => format!("gave up ({why}): plain encoding"),
+                    None => format!(
+                        "{} of {} candidates proven ({} exactly one)",
+                        proof.proven, proof.candidates, proof.proven_exactly_one
+                    ),
+                });
+                let enc =
+                    Encoding::from_groups(game, EncodingKind::Compact, opts.order, proof.groups);
                 opts.phase_done(None);
                 enc
             }

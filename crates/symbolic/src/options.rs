@@ -97,6 +97,13 @@ impl SymbolicOptions {
             log.finish(nodes);
         }
     }
+    /// Notes what the current set-up phase came to, in the log, if there is one.
+    pub(crate) fn phase_note(&self, note: String) {
+        if let Some(log) = &self.setup_log {
+            log.note(note);
+        }
+    }
+
     /// `Err(TimeLimit)` once the set-up deadline has passed.
     pub(crate) fn setup_expired(&self) -> Result<(), StopReason> {
         match self.setup_deadline {

@@ -22,6 +22,10 @@ pub struct Phase {
     pub nodes: Option<usize>,
     /// Whether it finished (`false`: a limit or an error stopped the set-up inside it).
     pub finished: bool,
+    /// What the phase came to, where it says more than its time (the mutex proof: the groups
+    /// proven, or why it gave up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Debug)]
@@ -30,6 +34,7 @@ struct Record {
     started: Instant,
     seconds: Option<f64>,
     nodes: Option<usize>,
+    note: Option<String>,
 }
 
 /// The phases of one set-up, shared between the caller and the set-up (clones share the log).
@@ -58,6 +63,7 @@ impl SetupLog {
                     .unwrap_or_else(|| r.started.elapsed().as_secs_f64()),
                 nodes: r.nodes,
                 finished: r.seconds.is_some(),
+                note: r.note.clone(),
             })
             .collect()
     }
@@ -69,7 +75,15 @@ impl SetupLog {
             started: Instant::now(),
             seconds: None,
             nodes: None,
+            note: None,
         });
+    }
+
+    /// Notes what the last started phase came to.
+    pub fn note(&self, note: String) {
+        if let Some(r) = self.records().last_mut() {
+            r.note = Some(note);
+        }
     }
 
     /// Ends the last started phase, with the engine's live nodes if known.
