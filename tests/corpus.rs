@@ -36,15 +36,17 @@ fn a_closed_pipe_ends_the_output_quietly() {
     );
 }
 
-/// `--time-limit` covers the set-up too: a three-player game with 744 moves spends its time
-/// enumerating joint moves (in the mutex proof and the compilation), and must still stop with
-/// the limit's exit code, not run on until killed.
+/// `--time-limit` covers the set-up too: checkersTorus spends seconds in the mutex proof and in
+/// compiling its move-independent conditions (many operations, none of them endless), and must
+/// stop with the limit's exit code between two operations, not run on until killed. (Until
+/// 2026-11-24 this test used 3pffa, whose set-up now ends within a second at the joint-move
+/// limit.)
 #[test]
 #[ignore = "corpus: needs the GGP corpus at ../shared/gdl-corpus"]
 fn a_time_limit_stops_the_set_up_too() {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
-    let game = corpus_game("3pffa.kif");
+    let game = corpus_game("checkersTorus.kif");
     for cmd in ["reach", "solve"] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_symgame"))
             .args([cmd, "--time-limit", "1", game.to_str().unwrap()])
@@ -74,17 +76,25 @@ fn a_time_limit_stops_the_set_up_too() {
     }
 }
 
-/// When one BDD operation outlasts `--time-limit` (checkersTorus: compiling one of its
-/// conditions does not finish in minutes), the watchdog still ends the run with exit code 3
-/// shortly after the limit and says why.
+/// When one BDD operation outlasts `--time-limit` (zhadu in the plain encoding: one of its
+/// move-independent conditions is an operation that does not finish in minutes, and it starts
+/// within the first second), the watchdog still ends the run with exit code 3 shortly after the
+/// limit and says why.
 #[test]
 #[ignore = "corpus: needs the GGP corpus at ../shared/gdl-corpus"]
 fn a_time_limit_ends_even_a_single_endless_bdd_operation() {
     use std::time::{Duration, Instant};
-    let game = corpus_game("checkersTorus.kif");
+    let game = corpus_game("zhadu.kif");
     let started = Instant::now();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_symgame"))
-        .args(["reach", "--time-limit", "2", game.to_str().unwrap()])
+        .args([
+            "reach",
+            "--encoding",
+            "plain",
+            "--time-limit",
+            "2",
+            game.to_str().unwrap(),
+        ])
         .current_dir(root())
         .output()
         .unwrap();
