@@ -71,30 +71,10 @@ fn reach_counts_tictactoe_symbolically_on_both_engines() {
 /// the finished layers printed, and the temporary layer files of layered solving removed.
 #[test]
 fn sigterm_stops_a_solve_cleanly_and_removes_its_layer_files() {
-    use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
     let tmp = std::env::temp_dir().join(format!("symgame-sigterm-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).unwrap();
-    // Connect Four 6×4 takes minutes to solve: it is surely still running when signalled.
-    let child = Command::new(env!("CARGO_BIN_EXE_symgame"))
-        .args(["solve", "gdl/connect4_6x4.kif"])
-        .current_dir(symgame_testkit::root())
-        .env("TMPDIR", &tmp)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The layer directory appears once the run (and its signal handler) has started.
-    let started = Instant::now();
-    while std::fs::read_dir(&tmp).unwrap().next().is_none() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "no layer directory"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    std::thread::sleep(Duration::from_millis(500));
+    let child = solve_connect4_6x4(&[], &tmp);
     // SAFETY: sending a signal to our own child process, which has not been waited for yet.
     #[allow(unsafe_code)] // std cannot send SIGTERM to a child process
     let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
@@ -114,32 +94,14 @@ fn sigterm_stops_a_solve_cleanly_and_removes_its_layer_files() {
 /// finished layers and a manifest that marks the solution incomplete).
 #[test]
 fn a_double_interrupt_leaves_no_temporary_files() {
-    use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let tmp = std::env::temp_dir().join(format!("symgame-sigint2-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).unwrap();
     let out_dir = tmp.join("out");
     let layers = tmp.join("layers");
     std::fs::create_dir_all(&layers).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_symgame"))
-        .args(["solve", "gdl/connect4_6x4.kif", "--out"])
-        .arg(&out_dir)
-        .current_dir(symgame_testkit::root())
-        .env("TMPDIR", &layers)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while std::fs::read_dir(&layers).unwrap().next().is_none() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "no layer directory"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    std::thread::sleep(Duration::from_millis(500));
+    let child = solve_connect4_6x4(&["--out", out_dir.to_str().unwrap()], &layers);
     for _ in 0..2 {
         // SAFETY: sending a signal to our own child process, which has not been waited for.
         #[allow(unsafe_code)] // std cannot send SIGINT to a child process
@@ -159,4 +121,31 @@ fn a_double_interrupt_leaves_no_temporary_files() {
         );
     }
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// `symgame solve gdl/connect4_6x4.kif ARGS` with its temporary files in `tmp`, returned once
+/// its layer directory exists there (then the run and its signal handler have started).
+/// Connect Four 6×4 takes minutes to solve: it is surely still running when signalled.
+fn solve_connect4_6x4(args: &[&str], tmp: &std::path::Path) -> std::process::Child {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let child = Command::new(env!("CARGO_BIN_EXE_symgame"))
+        .args(["solve", "gdl/connect4_6x4.kif"])
+        .args(args)
+        .current_dir(symgame_testkit::root())
+        .env("TMPDIR", tmp)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while std::fs::read_dir(tmp).unwrap().next().is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no layer directory"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    child
 }

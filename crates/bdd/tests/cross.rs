@@ -710,3 +710,36 @@ fn runtime_dispatch_runs_generic_jobs() {
     let five = symgame_bdd::run_with(Backend::Oxidd, 25, &two_threads, CountQueens(5));
     assert_eq!(five.unwrap(), "10");
 }
+
+/// `BiodivineEngine::with_budget`: a binary operation whose result would pass the node budget
+/// fails with `BddError::Budget` (the same operation without the budget succeeds, and is larger),
+/// and no operation starts once the deadline has passed.
+#[test]
+fn a_budgeted_biodivine_engine_gives_up() {
+    use std::time::{Duration, Instant};
+    let n = 24;
+    let free = BiodivineEngine::new(n, &EngineConfig::small()).unwrap();
+    // x0 <-> x12, x1 <-> x13, ...: exponential in this order.
+    let build = |e: &BiodivineEngine| -> Result<symgame_bdd::BiodivineBdd, BddError> {
+        let mut acc = e.constant(true);
+        for i in 0..n / 2 {
+            acc = e.and(&acc, &e.iff(&e.var(i), &e.var(i + n / 2))?)?;
+        }
+        Ok(acc)
+    };
+    let big = build(&free).unwrap();
+    assert!(free.node_count(&big) > 1000);
+    let small = free.clone().with_budget(None, Some(1000));
+    assert!(matches!(build(&small), Err(BddError::Budget(_))));
+    let late = free
+        .clone()
+        .with_budget(Some(Instant::now() - Duration::from_millis(1)), None);
+    assert!(matches!(
+        late.and(&late.var(0), &late.var(1)),
+        Err(BddError::Budget(_))
+    ));
+    assert!(matches!(
+        late.exists(&big, &VarSet::from(vec![0])),
+        Err(BddError::Budget(_))
+    ));
+}

@@ -8,7 +8,7 @@ use symgame_bdd::{BddEngine, BddError, BddResult};
 use symgame_ground::{Gate, GroundGame, Lit};
 use symgame_limits::StopReason;
 
-use crate::disjunction::{disjuncts, or_all};
+use crate::disjunction::{disjuncts, or_all, reduce_balanced};
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::formula::{Formula, FormulaBuilder};
@@ -216,8 +216,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
 
     /// The BDD of gate `g` from its inputs' BDDs: an AND from true, stopping at false; an OR
     /// from false, stopping at true. A wide gate (the OR of every legal move in a "no move
-    /// left" condition) is reduced as a balanced tree, which costs far less than a fold into
-    /// one growing BDD.
+    /// left" condition) is reduced as a balanced tree ([`reduce_balanced`]).
     fn gate(&self, g: usize) -> BddResult<E::Bdd> {
         const WIDE: usize = 8;
         let e = self.e;
@@ -237,25 +236,12 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
                 }
                 v.push(x);
             }
-            while v.len() > 1 {
-                let mut next = Vec::with_capacity(v.len().div_ceil(2));
-                let mut it = v.into_iter();
-                while let Some(a) = it.next() {
-                    let x = match it.next() {
-                        Some(b) => {
-                            self.check_deadline()?;
-                            op(&a, &b)?
-                        }
-                        None => a,
-                    };
-                    if decided(&x) {
-                        return Ok(x);
-                    }
-                    next.push(x);
-                }
-                v = next;
-            }
-            return Ok(v.pop().unwrap_or_else(|| e.constant(is_and)));
+            let step = |a: &E::Bdd, b: &E::Bdd| {
+                self.check_deadline()?;
+                op(a, b)
+            };
+            let done = reduce_balanced(v, step, decided)?;
+            return Ok(done.unwrap_or_else(|| e.constant(is_and)));
         }
         let mut acc = e.constant(is_and);
         for &l in ls {

@@ -36,22 +36,35 @@ pub(crate) fn disjuncts(c: &Circuit, l: Lit, out: &mut Vec<Lit>) {
 }
 
 /// OR of many BDDs as a balanced tree.
-pub(crate) fn or_all<E: BddEngine>(e: &E, mut v: Vec<E::Bdd>) -> BddResult<E::Bdd> {
-    if v.is_empty() {
-        return Ok(e.constant(false));
-    }
+pub(crate) fn or_all<E: BddEngine>(e: &E, v: Vec<E::Bdd>) -> BddResult<E::Bdd> {
+    let done = reduce_balanced(v, |a, b| e.or(a, b), |_| false)?;
+    Ok(done.unwrap_or_else(|| e.constant(false)))
+}
+
+/// `op` over `v` as a balanced tree (pairs, then pairs of pairs), which costs far less than a
+/// fold into one growing BDD; stops at the first result `decided` accepts (a constant that
+/// absorbs the rest). `None` for an empty `v`.
+pub(crate) fn reduce_balanced<B, F, D>(mut v: Vec<B>, mut op: F, decided: D) -> BddResult<Option<B>>
+where
+    F: FnMut(&B, &B) -> BddResult<B>,
+    D: Fn(&B) -> bool,
+{
     while v.len() > 1 {
         let mut next = Vec::with_capacity(v.len().div_ceil(2));
         let mut it = v.into_iter();
         while let Some(a) = it.next() {
-            match it.next() {
-                Some(b) => next.push(e.or(&a, &b)?),
-                None => next.push(a),
+            let x = match it.next() {
+                Some(b) => op(&a, &b)?,
+                None => a,
+            };
+            if decided(&x) {
+                return Ok(Some(x));
             }
+            next.push(x);
         }
         v = next;
     }
-    Ok(v.pop().expect("non-empty"))
+    Ok(v.pop())
 }
 
 /// `s AND NOT (p_1 OR p_2 OR ...)`, removing one part at a time and stopping as soon as
