@@ -128,6 +128,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
         cluster_nodes: a.cluster_nodes,
         terminal_cluster_nodes: a.terminal_cluster_nodes,
         goals: false,
+        // Reachability needs only images: a game too large to compile once is compiled
+        // within each layer.
+        layerwise_fallback: true,
         setup_log: Some(log.clone()),
         ..a.encoding.options(&clock)
     };
@@ -264,7 +267,7 @@ fn print_text(h: &Header, facts: &RunFacts, stats: &ReachStats) {
     );
     println!(
         "{} backend ({} threads), {:?} encoding ({} fluents in {} bits, {} groups), {:?} \
-         order, {} partitions; setup {:.2} s, {}",
+         order, {}; setup {:.2} s, {}",
         h.backend,
         h.threads,
         h.encoding,
@@ -272,7 +275,11 @@ fn print_text(h: &Header, facts: &RunFacts, stats: &ReachStats) {
         facts.bits,
         facts.mutex_groups,
         h.order,
-        stats.partitions,
+        if stats.partitioning == "within each layer" {
+            "compiled within each layer".to_string()
+        } else {
+            format!("{} partitions ({})", stats.partitions, stats.partitioning)
+        },
         facts.setup_seconds,
         facts.usage.text(),
     );

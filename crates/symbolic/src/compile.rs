@@ -4,7 +4,7 @@
 //! can be legal together ([`joint_moves`]) and the next function of every bit a joint move
 //! touches ([`next_bit_functions`]). Used by the symbolic game and by the mutex proof.
 
-use symgame_bdd::{BddEngine, BddError, BddResult};
+use symgame_bdd::{BddEngine, BddError, BddResult, BiodivineEngine, EngineConfig};
 use symgame_ground::{Gate, GroundGame, Lit};
 use symgame_limits::StopReason;
 
@@ -53,6 +53,14 @@ pub(crate) struct Compiler<'a, E: BddEngine> {
     stamp: u32,
     /// No gate is evaluated after this instant ([`BddError::Budget`]).
     deadline: Option<std::time::Instant>,
+    /// A move-independent gate of more nodes than this fails with [`BddError::Budget`].
+    gate_nodes: Option<usize>,
+    /// The care set, with the node count above which a gate is cut to it. When set, a
+    /// signal's BDD is only right within the care set: it is any function that agrees with
+    /// the signal there (exact while small; a gate or step of a gate over the node count is
+    /// replaced by its AND with the set, and a gate of a cyclic block always is, so that the
+    /// fixpoint iteration compares values that are exact within the set).
+    care: Option<(E::Bdd, usize)>,
 }
 
 impl<'a, E: BddEngine> Compiler<'a, E> {
@@ -102,6 +110,8 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
             mark: vec![0; c.gates.len()],
             stamp: 0,
             deadline: None,
+            gate_nodes: None,
+            care: None,
         }
     }
 
@@ -115,8 +125,22 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         enc: &Encoding,
         deadline: Option<std::time::Instant>,
     ) -> BddResult<(Self, Vec<Lit>)> {
+        Self::prepared_with(e, game, enc, deadline, None)
+    }
+
+    /// [`Self::prepared`] where a move-independent gate of the prepared cones with more than
+    /// `gate_nodes` nodes fails with [`BddError::Budget`] (the caller falls back to compiling
+    /// within each layer).
+    pub(crate) fn prepared_with(
+        e: &'a E,
+        game: &'a GroundGame,
+        enc: &Encoding,
+        deadline: Option<std::time::Instant>,
+        gate_nodes: Option<usize>,
+    ) -> BddResult<(Self, Vec<Lit>)> {
         let mut comp = Compiler::new(e, game, fluent_bdds(e, enc)?);
         comp.deadline = deadline;
+        comp.gate_nodes = gate_nodes;
         let mut term_leaves = Vec::new();
         disjuncts(&game.circuit, game.terminal, &mut term_leaves);
         // Move-independent gates of every cone, once.
@@ -124,7 +148,57 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         roots.extend(game.legal.iter().flatten().copied());
         roots.extend(game.next.iter().copied());
         comp.eval_global(&roots)?;
+        // The cap is for the conditions over all states, not for the gates of one joint move.
+        comp.gate_nodes = None;
         Ok((comp, term_leaves))
+    }
+
+    /// A compiler that computes every signal only within the states of `care` (a signal's BDD
+    /// agrees with the signal on `care`, and is cut to `care` when over `cut_nodes` nodes), with the
+    /// move-independent gates of the cones of the terminal disjuncts (if `terminal`) or of the
+    /// legal conditions and next functions (if not) evaluated. Returns the terminal
+    /// disjuncts. Used to compile a game per layer: within a small layer even a condition
+    /// that is huge over all states is small. Callers must use every result only within
+    /// `care` (conjoined with a subset of it).
+    pub(crate) fn within(
+        e: &'a E,
+        game: &'a GroundGame,
+        enc: &Encoding,
+        care: &E::Bdd,
+        cut_nodes: usize,
+        terminal: bool,
+        deadline: Option<std::time::Instant>,
+    ) -> BddResult<(Self, Vec<Lit>)> {
+        let mut comp = Compiler::new(e, game, fluent_bdds(e, enc)?);
+        comp.deadline = deadline;
+        // Small BDDs stay exact (cheap to combine); a larger one is cut to the care set, so
+        // that no operation combines two large BDDs over states outside the set.
+        comp.care = Some((care.clone(), cut_nodes));
+        let mut term_leaves = Vec::new();
+        disjuncts(&game.circuit, game.terminal, &mut term_leaves);
+        let roots: Vec<Lit> = if terminal {
+            term_leaves.clone()
+        } else {
+            let mut roots: Vec<Lit> = game.legal.iter().flatten().copied().collect();
+            roots.extend(game.next.iter().copied());
+            roots
+        };
+        comp.eval_global(&roots)?;
+        Ok((comp, term_leaves))
+    }
+
+    /// `v`, the BDD of gate `g` or of a step towards it, cut to the care set if there is one
+    /// and `v` is larger than it, or always if `g` is in a cyclic block.
+    fn cut(&self, g: usize, v: E::Bdd) -> BddResult<E::Bdd> {
+        let Some((care, cap)) = &self.care else {
+            return Ok(v);
+        };
+        let cyclic = self.game.circuit.block_of(g).is_some_and(|b| b.cyclic);
+        if cyclic || self.e.node_count(&v) > *cap {
+            self.e.and(&v, care)
+        } else {
+            Ok(v)
+        }
     }
 
     /// `legal[r][m]`: the states where role `r` may play move `m`.
@@ -238,7 +312,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
             }
             let step = |a: &E::Bdd, b: &E::Bdd| {
                 self.check_deadline()?;
-                op(a, b)
+                self.cut(g, op(a, b)?)
             };
             let done = reduce_balanced(v, step, decided)?;
             return Ok(done.unwrap_or_else(|| e.constant(is_and)));
@@ -246,7 +320,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         let mut acc = e.constant(is_and);
         for &l in ls {
             let x = self.lit(l)?;
-            acc = op(&acc, &x)?;
+            acc = self.cut(g, op(&acc, &x)?)?;
             if decided(&acc) {
                 break;
             }
@@ -260,6 +334,17 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
             Some(d) if std::time::Instant::now() >= d => {
                 Err(BddError::Budget("set-up deadline passed".into()))
             }
+            _ => Ok(()),
+        }
+    }
+
+    /// Fails when `v`, the BDD of move-independent gate `g`, has more nodes than the cap
+    /// given to [`Self::prepared_with`].
+    fn check_size(&self, g: usize, v: &E::Bdd) -> BddResult<()> {
+        match self.gate_nodes {
+            Some(cap) if !self.dep[g] && self.e.node_count(v) > cap => Err(BddError::Budget(
+                format!("a move-independent condition of more than {cap} nodes"),
+            )),
             _ => Ok(()),
         }
     }
@@ -299,6 +384,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
             if !b.cyclic {
                 for g in gates {
                     let v = self.gate(g)?;
+                    self.check_size(g, &v)?;
                     self.store(g, v);
                 }
                 continue;
@@ -311,6 +397,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
                 let mut changed = false;
                 for &g in &gates {
                     let v = self.gate(g)?;
+                    self.check_size(g, &v)?;
                     if self.stored(g).as_ref() != Some(&v) {
                         self.store(g, v);
                         changed = true;
@@ -469,6 +556,22 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         }
         self.base_changed[f]
     }
+}
+
+/// Whether the move-independent conditions of `game` (the gates [`Compiler::prepared`]
+/// evaluates) compile with no gate over `max_nodes` nodes and no operation building more,
+/// before `deadline`: `Err(`[`BddError::Budget`]`)` if not. Tried on a biodivine engine with
+/// that budget on every operation, because an operation of the main engine cannot be stopped
+/// once started (one operation of a huge condition can run for minutes).
+pub(crate) fn conditions_fit(
+    game: &GroundGame,
+    enc: &Encoding,
+    deadline: Option<std::time::Instant>,
+    max_nodes: usize,
+) -> BddResult<()> {
+    let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small())?
+        .with_budget(deadline, Some(max_nodes));
+    Compiler::prepared_with(&e, game, enc, deadline, Some(max_nodes)).map(|_| ())
 }
 
 /// The joint moves whose moves can be legal together in a state of `domain`, with the

@@ -7,12 +7,14 @@ use std::sync::OnceLock;
 
 use symgame_bdd::{BddEngine, BddError, BddResult};
 use symgame_ground::GroundGame;
+use symgame_limits::StopReason;
 
-use crate::compile::{joint_moves, valid_codes, Compiler};
+use crate::compile::{conditions_fit, joint_moves, valid_codes, Compiler};
 use crate::disjunction::{and_not_all, cluster_parts, or_all};
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::formula::Formula;
+use crate::layerwise::Layerwise;
 use crate::options::SymbolicOptions;
 use crate::partition::{self, Partition};
 
@@ -33,6 +35,8 @@ pub struct SymbolicGame<'e, E: BddEngine> {
     goals: OnceLock<Vec<Vec<GoalBdd<E>>>>,
     partitions: Vec<Partition<E>>,
     clusters: Vec<Partition<E>>,
+    /// `Some` when the game is compiled within each layer (then there are no partitions).
+    layerwise: Option<Layerwise>,
     has_successor: OnceLock<E::Bdd>,
     potential: OnceLock<Option<Vec<E::Bdd>>>,
 }
@@ -75,8 +79,84 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         let e = engine;
         let enc = &encoding;
         let live = || e.stats().live_nodes;
+        let init = match enc.encode(&game.init) {
+            Some(lits) => e.cube(&lits)?,
+            None => return Err(SymbolicError::InitBreaksGroup),
+        };
+        let mut g = SymbolicGame {
+            engine,
+            role_names: game.roles.iter().map(|r| r.name.to_string()).collect(),
+            init,
+            init_fluents: game.init.clone(),
+            terminal_parts: Vec::new(),
+            terminal: OnceLock::new(),
+            legal: Vec::new(),
+            goal_formulas: Vec::new(),
+            goals: OnceLock::new(),
+            partitions: Vec::new(),
+            clusters: Vec::new(),
+            layerwise: None,
+            encoding,
+            has_successor: OnceLock::new(),
+            potential: OnceLock::new(),
+        };
+        match g.compile(game, opts) {
+            Err(err) if opts.layerwise_fallback && opts.setup_expired().is_ok() => {
+                let why = match err {
+                    SymbolicError::Bdd(BddError::Budget(why)) => why,
+                    SymbolicError::Stopped(StopReason::TimeLimit) => {
+                        "past its share of the set-up time".to_string()
+                    }
+                    SymbolicError::TooManyJointMoves { limit } => {
+                        format!("more than {limit} joint moves")
+                    }
+                    SymbolicError::Bdd(e @ BddError::OutOfMemory { .. }) => e.to_string(),
+                    other => return Err(other),
+                };
+                // Too large to compile once over all states: compile within each layer.
+                opts.phase_note(format!("gave up ({why}): compiled within each layer"));
+                opts.phase_done(live());
+                g.layerwise = Some(Layerwise {
+                    game: game.clone(),
+                    max_joint_moves: opts.max_joint_moves,
+                    cut_nodes: opts.layerwise_cut_nodes,
+                });
+                Ok(g)
+            }
+            Err(err) => Err(err),
+            Ok(()) => Ok(g),
+        }
+    }
+
+    /// Compiles the conditions, the goals and the partitioned relation of `game` once over all
+    /// states. With [`SymbolicOptions::layerwise_fallback`], a move-independent condition over
+    /// [`SymbolicOptions::max_condition_nodes`] nodes, or the compilation running past its share
+    /// of the set-up time, fails with [`BddError::Budget`].
+    fn compile(&mut self, game: &GroundGame, opts: &SymbolicOptions) -> Result<(), SymbolicError> {
+        let e = self.engine;
+        let enc = &self.encoding;
+        let live = || e.stats().live_nodes;
+        // With the fallback, compiling once gets half the set-up time left (the rest is for
+        // compiling within the first layers) and a cap on the conditions' size.
+        let capped;
+        let (opts, gate_nodes) = if opts.layerwise_fallback {
+            capped = SymbolicOptions {
+                setup_deadline: opts.setup_deadline.map(|d| {
+                    let now = std::time::Instant::now();
+                    now + d.saturating_duration_since(now) / 2
+                }),
+                ..opts.clone()
+            };
+            (&capped, Some(opts.max_condition_nodes))
+        } else {
+            (opts, None)
+        };
         opts.phase("conditions");
-        let (mut comp, term_leaves) = Compiler::prepared(e, game, enc, opts.setup_deadline)?;
+        if let Some(cap) = gate_nodes {
+            conditions_fit(game, enc, opts.setup_deadline, cap)?;
+        }
+        let (mut comp, term_leaves) =
+            Compiler::prepared_with(e, game, enc, opts.setup_deadline, gate_nodes)?;
         let raw_terminal_parts = comp.terminal_parts(&term_leaves)?;
         let terminal_parts =
             cluster_parts(e, raw_terminal_parts.clone(), opts.terminal_cluster_nodes)?;
@@ -90,10 +170,6 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             Vec::new()
         };
         opts.phase_done(live());
-        let init = match enc.encode(&game.init) {
-            Some(lits) => e.cube(&lits)?,
-            None => return Err(SymbolicError::InitBreaksGroup),
-        };
 
         // Joint moves that can be legal together.
         opts.phase("joint_moves");
@@ -114,23 +190,12 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         opts.phase("terminal_parts");
         partition::attach_terminal_parts(e, &mut clusters, &raw_terminal_parts, opts)?;
         opts.phase_done(live());
-
-        Ok(SymbolicGame {
-            engine,
-            role_names: game.roles.iter().map(|r| r.name.to_string()).collect(),
-            init,
-            init_fluents: game.init.clone(),
-            terminal_parts,
-            terminal: OnceLock::new(),
-            legal,
-            goal_formulas,
-            goals: OnceLock::new(),
-            partitions,
-            clusters,
-            encoding,
-            has_successor: OnceLock::new(),
-            potential: OnceLock::new(),
-        })
+        self.terminal_parts = terminal_parts;
+        self.legal = legal;
+        self.goal_formulas = goal_formulas;
+        self.partitions = partitions;
+        self.clusters = clusters;
+        Ok(())
     }
 
     /// The potential of states: `levels[k]` is the set of states in which exactly `k` of the
@@ -193,6 +258,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
     /// The terminal states (built on first use from [`Self::terminal_parts`]; on games like
     /// Connect Four this BDD is large, prefer [`Self::and_not_terminal`]).
     pub fn terminal(&self) -> BddResult<E::Bdd> {
+        self.whole_relation()?;
         if let Some(b) = self.terminal.get() {
             return Ok(b.clone());
         }
@@ -206,9 +272,39 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         &self.terminal_parts
     }
 
-    /// `s AND NOT terminal`, removing one terminal part at a time.
+    /// `s AND NOT terminal`, removing one terminal part at a time (compiling the terminal
+    /// condition within `s` when the game is compiled within each layer).
     pub fn and_not_terminal(&self, s: &E::Bdd) -> BddResult<E::Bdd> {
-        and_not_all(self.engine, s, &self.terminal_parts)
+        match &self.layerwise {
+            Some(lw) => lw
+                .and_not_terminal(self.engine, &self.encoding, s, None)
+                .map_err(layerwise_error),
+            None => and_not_all(self.engine, s, &self.terminal_parts),
+        }
+    }
+
+    /// Whether the game is compiled anew within each layer ([`SymbolicOptions::layerwise_fallback`]):
+    /// then only [`Self::image`] and [`Self::and_not_terminal`] answer; it has no partitions,
+    /// legal or terminal BDDs, and the pre-images fail.
+    pub fn is_layerwise(&self) -> bool {
+        self.layerwise.is_some()
+    }
+
+    /// The game compiled within each layer, if it is.
+    pub(crate) fn layerwise(&self) -> Option<&Layerwise> {
+        self.layerwise.as_ref()
+    }
+
+    /// Fails when the game is compiled within each layer (it has no relation over all states).
+    fn whole_relation(&self) -> BddResult<()> {
+        match self.layerwise {
+            Some(_) => Err(BddError::Budget(
+                "the game is compiled within each layer: no pre-image or terminal set over all \
+                 states"
+                    .into(),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// `legal[r][m]`: states where role `r` may play move `m`.
@@ -284,6 +380,11 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
     /// have no successors.
     pub fn image(&self, s: &E::Bdd) -> BddResult<E::Bdd> {
         let s = self.and_not_terminal(s)?;
+        if let Some(lw) = &self.layerwise {
+            return lw
+                .image(self.engine, &self.encoding, &s, None)
+                .map_err(layerwise_error);
+        }
         let parts = self
             .clusters
             .iter()
@@ -295,6 +396,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
     /// Predecessors of the states in `s`: `EXISTS x' . T(x, x') AND S(x')` (non-terminal states
     /// with some joint move leading into `s`).
     pub fn pre_image(&self, s: &E::Bdd) -> BddResult<E::Bdd> {
+        self.whole_relation()?;
         let parts = self
             .clusters
             .iter()
@@ -377,4 +479,13 @@ fn exactly<E: BddEngine>(e: &E, indicators: &[E::Bdd]) -> BddResult<Vec<E::Bdd>>
         cnt = next;
     }
     Ok(cnt)
+}
+
+/// A failure of compiling within a layer as a BDD error (the public image and terminal test
+/// answer in BDD errors).
+fn layerwise_error(err: SymbolicError) -> BddError {
+    match err {
+        SymbolicError::Bdd(e) => e,
+        other => BddError::Budget(other.to_string()),
+    }
 }

@@ -54,6 +54,7 @@ mod error;
 mod formula;
 mod game;
 mod interrupt;
+mod layerwise;
 pub mod mutex;
 mod options;
 mod order;

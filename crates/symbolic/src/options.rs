@@ -72,6 +72,18 @@ pub struct SymbolicOptions {
     /// a formula over its inputs ("red has a line" on Connect Four 6×5 is 34 million nodes as
     /// one BDD, 69 small lines as a formula).
     pub formula_leaf_nodes: usize,
+    /// When compiling the game once over all states is too costly (a move-independent
+    /// condition over [`Self::max_condition_nodes`] nodes, more joint moves than
+    /// [`Self::max_joint_moves`], or more than half the set-up time left), compile it within
+    /// each layer instead (only breadth-first search can use such a game: it has no
+    /// partitions, so no pre-image). Off: such a game fails or stops as before.
+    pub layerwise_fallback: bool,
+    /// With [`Self::layerwise_fallback`]: the largest move-independent condition compiled once
+    /// over all states, in BDD nodes.
+    pub max_condition_nodes: usize,
+    /// Compiled within a layer, a condition's BDD (or a step of one) over this many nodes is
+    /// cut to the layer (conjoined with it); smaller ones stay exact, cheap to combine.
+    pub layerwise_cut_nodes: usize,
     /// Building the encoding and compiling the game stop at this instant
     /// ([`SymbolicError::Stopped`](crate::SymbolicError::Stopped) with [`crate::StopReason::TimeLimit`]; the mutex proof gives
     /// up soundly, with fewer groups): a command's time limit covers its set-up too.
@@ -124,6 +136,9 @@ impl Default for SymbolicOptions {
             terminal_cluster_nodes: 5_000,
             goals: true,
             formula_leaf_nodes: 20_000,
+            layerwise_fallback: false,
+            max_condition_nodes: 1_000_000,
+            layerwise_cut_nodes: 256,
             setup_deadline: None,
             setup_log: None,
         }

@@ -48,6 +48,11 @@ pub struct ReachStats {
     pub reached_nodes: usize,
     /// Number of transition partitions used by the image.
     pub partitions: usize,
+    /// How the transition relation is split: `"per joint move"` (one partition per joint
+    /// move, clustered) or `"within each layer"` (the game compiled anew within each layer,
+    /// see [`SymbolicOptions::layerwise_fallback`]).
+    #[serde(default)]
+    pub partitioning: String,
     /// Seconds of the whole run.
     pub seconds: f64,
     /// `Some` when the run stopped before the end.
@@ -159,14 +164,23 @@ pub(crate) fn next_layer<E: BddEngine>(
         }
     }
     let mut images = Vec::new();
-    for (c, p) in g.clusters().iter().enumerate() {
-        guard.check()?;
-        let img = p.image(e, &bfs.expand)?;
-        if !e.is_false(&img) {
-            images.push((c, img));
+    let union = match g.layerwise() {
+        Some(lw) => {
+            let enc = g.encoding();
+            lw.image(e, enc, &bfs.expand, Some(guard))
+                .map_err(|err| layerwise_stop(err, guard))?
         }
-    }
-    let union = or_all(e, images.iter().map(|(_, b)| b.clone()).collect())?;
+        None => {
+            for (c, p) in g.clusters().iter().enumerate() {
+                guard.check()?;
+                let img = p.image(e, &bfs.expand)?;
+                if !e.is_false(&img) {
+                    images.push((c, img));
+                }
+            }
+            or_all(e, images.iter().map(|(_, b)| b.clone()).collect())?
+        }
+    };
     // Layered: if every new state has potential p0 + k + 1, no earlier layer (potential
     // p0 + j, j <= k) can hold it.
     if let Some((p0, kept)) = &mut layered {
@@ -198,6 +212,12 @@ pub(crate) fn next_layer<E: BddEngine>(
     // A successor (under one cluster) of a non-terminal state is terminal only by a terminal
     // part that cluster can make true, so each image is cut by its cluster's parts only.
     let new_expand = match images.as_slice() {
+        // Compiled within each layer: the terminal condition within the new layer.
+        _ if g.is_layerwise() => g
+            .layerwise()
+            .expect("layerwise")
+            .and_not_terminal(e, g.encoding(), &new, Some(guard))
+            .map_err(|err| layerwise_stop(err, guard))?,
         [] => e.constant(false),
         [(c, _)] => g.clusters()[*c].cut_terminal(e, &new)?,
         _ => {
@@ -213,6 +233,20 @@ pub(crate) fn next_layer<E: BddEngine>(
     bfs.layered = layered;
     bfs.revisited = revisited;
     Ok((new, new_expand))
+}
+
+/// Why compiling within a layer stopped: the guard's own reason when a limit has passed (the
+/// compiler's deadline is the guard's), else the engine running out of nodes, or too many
+/// joint moves in one layer (as a node limit: the layer's relation would be too large).
+fn layerwise_stop(err: SymbolicError, guard: &Guard) -> Interrupt {
+    if let Err(why) = guard.check() {
+        return Interrupt::Stop(why);
+    }
+    Interrupt::Stop(match err {
+        SymbolicError::Stopped(why) => why,
+        SymbolicError::TooManyJointMoves { .. } => StopReason::NodeLimit,
+        _ => StopReason::OutOfMemory,
+    })
 }
 
 /// The last layer of [`reach_until`]: `frontier` joins the reached states and nothing follows.
@@ -253,6 +287,12 @@ fn reach_impl<E: BddEngine>(
     let guard = Guard::new(limits);
     let mut stats = ReachStats {
         partitions: g.clusters().len(),
+        partitioning: if g.is_layerwise() {
+            "within each layer"
+        } else {
+            "per joint move"
+        }
+        .to_string(),
         ..ReachStats::default()
     };
     let mut layers = Vec::new();

@@ -69,6 +69,25 @@ fn cross_check(path: &FsPath, max_states: u64) -> Option<u64> {
                 ..Default::default()
             },
         ),
+        // Compiled within each layer (no condition may be compiled once over all states),
+        // with conditions cut to the layer when large, and always.
+        (
+            Backend::Biodivine,
+            SymbolicOptions {
+                layerwise_fallback: true,
+                max_condition_nodes: 0,
+                ..Default::default()
+            },
+        ),
+        (
+            Backend::Oxidd,
+            SymbolicOptions {
+                layerwise_fallback: true,
+                max_condition_nodes: 0,
+                layerwise_cut_nodes: 0,
+                ..Default::default()
+            },
+        ),
     ];
     // Oxidd on the 8-puzzle (conjunct-list relation) is too slow for the test budget.
     let eight = path.to_string_lossy().contains("eight_puzzle");
@@ -77,6 +96,8 @@ fn cross_check(path: &FsPath, max_states: u64) -> Option<u64> {
             continue;
         }
         let st = symbolic_layers(&game, backend, &opts);
+        let layerwise = opts.layerwise_fallback;
+        assert_eq!(st.partitioning == "within each layer", layerwise);
         let sym: Vec<(BigUint, BigUint)> = st
             .layers
             .iter()
