@@ -529,6 +529,12 @@ pub trait BddEngine: Sized + Send + Sync {
     /// literal: 3). Equal in both engines for the same function.
     fn node_count(&self, f: &Self::Bdd) -> usize;
 
+    /// Whether `f` has more than `cap` nodes (`node_count(f) > cap`), visiting no more than
+    /// about `cap` of them: cheap for a small cap on a large BDD.
+    fn node_count_exceeds(&self, f: &Self::Bdd, cap: usize) -> bool {
+        self.node_count(f) > cap
+    }
+
     /// Number of satisfying assignments over the variables `0..n_vars` (`n_vars` may exceed
     /// `num_vars`). Panics if `f` depends on a variable `>= n_vars`.
     fn sat_count(&self, f: &Self::Bdd, n_vars: u32) -> BigUint;

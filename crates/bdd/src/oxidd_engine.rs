@@ -342,6 +342,28 @@ impl BddEngine for OxiddEngine {
         f.0.node_count()
     }
 
+    // oxidd's own count marks nodes in a bit set as large as the node table: a bounded walk
+    // is what a frequent size check needs.
+    fn node_count_exceeds(&self, f: &OxiddBdd, cap: usize) -> bool {
+        f.0.with_manager_shared(|manager, root| {
+            let mut seen: HashSet<NodeID, FxBuild> = HashSet::default();
+            let mut stack = vec![root];
+            while let Some(e) = stack.pop() {
+                if !seen.insert(e.node_id()) {
+                    continue;
+                }
+                if seen.len() > cap {
+                    return true;
+                }
+                if let Node::Inner(node) = manager.get_node(e) {
+                    stack.push(node.child(0));
+                    stack.push(node.child(1));
+                }
+            }
+            false
+        })
+    }
+
     fn sat_count(&self, f: &OxiddBdd, n_vars: u32) -> BigUint {
         let mut max: Option<u32> = None;
         self.for_each_level(&f.0, |l| max = max.max(Some(l)));

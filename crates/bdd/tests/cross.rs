@@ -411,6 +411,18 @@ fn check_engine<E: BddEngine>(e: &E, c: &Case) -> Outcome {
         "{name}: export/import round trip"
     );
 
+    // The bounded size check agrees with the count on every cap around it.
+    for b in [&f, &g, &ex, &ae] {
+        let n = e.node_count(b);
+        for cap in [0, 1, 2, n.saturating_sub(1), n, n + 1] {
+            assert_eq!(
+                e.node_count_exceeds(b, cap),
+                n > cap,
+                "{name}: exceeds {cap} of {n}"
+            );
+        }
+    }
+
     Outcome {
         node_counts: [&f, &g, &ex, &fa, &ae, &rn, &sh, &rs]
             .iter()

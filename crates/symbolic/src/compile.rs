@@ -154,10 +154,10 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
     }
 
     /// A compiler that computes every signal only within the states of `care` (a signal's BDD
-    /// agrees with the signal on `care`, and is cut to `care` when over `cut_nodes` nodes), with the
-    /// move-independent gates of the cones of the terminal disjuncts (if `terminal`) or of the
-    /// legal conditions and next functions (if not) evaluated. Returns the terminal
-    /// disjuncts. Used to compile a game per layer: within a small layer even a condition
+    /// agrees with the signal on `care`, and is cut to `care` when over `cut_nodes` nodes),
+    /// with the move-independent gates of the cones of the terminal disjuncts evaluated, and
+    /// unless `terminal_only` those of the legal conditions and next functions too. Returns
+    /// the terminal disjuncts. Used to compile a game per layer: within a small layer even a condition
     /// that is huge over all states is small. Callers must use every result only within
     /// `care` (conjoined with a subset of it).
     pub(crate) fn within(
@@ -166,7 +166,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         enc: &Encoding,
         care: &E::Bdd,
         cut_nodes: usize,
-        terminal: bool,
+        terminal_only: bool,
         deadline: Option<std::time::Instant>,
     ) -> BddResult<(Self, Vec<Lit>)> {
         let mut comp = Compiler::new(e, game, fluent_bdds(e, enc)?);
@@ -176,13 +176,11 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         comp.care = Some((care.clone(), cut_nodes));
         let mut term_leaves = Vec::new();
         disjuncts(&game.circuit, game.terminal, &mut term_leaves);
-        let roots: Vec<Lit> = if terminal {
-            term_leaves.clone()
-        } else {
-            let mut roots: Vec<Lit> = game.legal.iter().flatten().copied().collect();
+        let mut roots: Vec<Lit> = term_leaves.clone();
+        if !terminal_only {
+            roots.extend(game.legal.iter().flatten().copied());
             roots.extend(game.next.iter().copied());
-            roots
-        };
+        }
         comp.eval_global(&roots)?;
         Ok((comp, term_leaves))
     }
@@ -194,7 +192,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
             return Ok(v);
         };
         let cyclic = self.game.circuit.block_of(g).is_some_and(|b| b.cyclic);
-        if cyclic || self.e.node_count(&v) > *cap {
+        if cyclic || self.e.node_count_exceeds(&v, *cap) {
             self.e.and(&v, care)
         } else {
             Ok(v)
@@ -342,9 +340,11 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
     /// given to [`Self::prepared_with`].
     fn check_size(&self, g: usize, v: &E::Bdd) -> BddResult<()> {
         match self.gate_nodes {
-            Some(cap) if !self.dep[g] && self.e.node_count(v) > cap => Err(BddError::Budget(
-                format!("a move-independent condition of more than {cap} nodes"),
-            )),
+            Some(cap) if !self.dep[g] && self.e.node_count_exceeds(v, cap) => {
+                Err(BddError::Budget(format!(
+                    "a move-independent condition of more than {cap} nodes"
+                )))
+            }
             _ => Ok(()),
         }
     }

@@ -379,12 +379,13 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
     /// Successors of the states in `s`: `(EXISTS x . S(x) AND T(x, x'))[x'/x]`. Terminal states
     /// have no successors.
     pub fn image(&self, s: &E::Bdd) -> BddResult<E::Bdd> {
-        let s = self.and_not_terminal(s)?;
         if let Some(lw) = &self.layerwise {
             return lw
-                .image(self.engine, &self.encoding, &s, None)
+                .expand_and_image(self.engine, &self.encoding, s, None)
+                .map(|(_, image)| image)
                 .map_err(layerwise_error);
         }
+        let s = self.and_not_terminal(s)?;
         let parts = self
             .clusters
             .iter()

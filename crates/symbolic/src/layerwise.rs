@@ -50,27 +50,33 @@ impl Layerwise {
         Ok(and_not_all(e, s, &parts)?)
     }
 
-    /// The successors of the states of `expand`, which must hold no terminal state. The
-    /// guard's limits are checked between joint moves and its deadline between gates
-    /// ([`symgame_bdd::BddError::Budget`] once passed).
-    pub(crate) fn image<E: BddEngine>(
+    /// The states of `s` that are not terminal, and their successors, from one compilation
+    /// within `s` (in games like checkers the terminal condition, "no legal move", shares
+    /// most of its gates with the legal conditions). The guard's limits are checked between
+    /// joint moves and its deadline between gates ([`symgame_bdd::BddError::Budget`] once
+    /// passed).
+    pub(crate) fn expand_and_image<E: BddEngine>(
         &self,
         e: &E,
         enc: &Encoding,
-        expand: &E::Bdd,
+        s: &E::Bdd,
         guard: Option<&Guard>,
-    ) -> Result<E::Bdd, SymbolicError> {
-        if e.is_false(expand) {
-            return Ok(expand.clone());
+    ) -> Result<(E::Bdd, E::Bdd), SymbolicError> {
+        if e.is_false(s) {
+            return Ok((s.clone(), s.clone()));
         }
         let game = &self.game;
         let deadline = guard.and_then(|g| g.deadline());
-        let (mut comp, _) =
-            Compiler::within(e, game, enc, expand, self.cut_nodes, false, deadline)?;
+        let (mut comp, leaves) =
+            Compiler::within(e, game, enc, s, self.cut_nodes, false, deadline)?;
+        let expand = and_not_all(e, s, &comp.terminal_parts(&leaves)?)?;
+        if e.is_false(&expand) {
+            return Ok((expand.clone(), expand));
+        }
         let legal = comp.legal()?;
         let stop = || guard.map_or(Ok(()), |g| g.check());
         let expired = || stop().is_err();
-        let joint = joint_moves(e, &legal, expand, self.max_joint_moves, &expired)?;
+        let joint = joint_moves(e, &legal, &expand, self.max_joint_moves, &expired)?;
         drop(legal);
         let mut images = Vec::with_capacity(joint.len());
         for (jm, cond) in joint {
@@ -92,6 +98,6 @@ impl Layerwise {
             };
             images.push(image);
         }
-        Ok(or_all(e, images)?)
+        Ok((expand, or_all(e, images)?))
     }
 }

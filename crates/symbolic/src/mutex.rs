@@ -88,14 +88,14 @@ impl Encoding {
         match opts.encoding {
             EncodingKind::Plain => Encoding::new(game, opts.order),
             EncodingKind::Compact => {
-                // At most three tenths of the set-up time left: the proof only makes the
-                // encoding smaller, and the game must still be compiled after it.
+                // At most a fifth of the set-up time left: the proof only makes the encoding
+                // smaller, and the game must still be compiled after it.
                 // Under a deadline, no operation of over a million nodes either: one such
                 // operation takes about a second, and the proof rarely recovers from it.
                 let mut budget = MutexBudget::default();
                 if let Some(d) = opts.setup_deadline {
                     let left = d.saturating_duration_since(Instant::now());
-                    budget.time = budget.time.min(left.mul_f64(0.3));
+                    budget.time = budget.time.min(left.mul_f64(0.2));
                     budget.max_operation_nodes = budget.max_operation_nodes.min(1_000_000);
                 }
                 opts.phase("mutex");

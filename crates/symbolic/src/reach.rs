@@ -131,8 +131,14 @@ impl<E: BddEngine> Bfs<E> {
             }
             None => None,
         };
+        // Compiled within each layer: the terminal states are cut when the layer is expanded
+        // (`next_layer`), from the same compilation as its image.
+        let expand = match g.layerwise() {
+            Some(_) => init.clone(),
+            None => g.and_not_terminal(&init)?,
+        };
         Ok(Bfs {
-            expand: g.and_not_terminal(&init)?,
+            expand,
             frontier: init,
             reached: e.constant(false),
             layered,
@@ -164,11 +170,14 @@ pub(crate) fn next_layer<E: BddEngine>(
         }
     }
     let mut images = Vec::new();
+    let mut expand = None;
     let union = match g.layerwise() {
         Some(lw) => {
-            let enc = g.encoding();
-            lw.image(e, enc, &bfs.expand, Some(guard))
-                .map_err(|err| layerwise_stop(err, guard))?
+            let (x, image) = lw
+                .expand_and_image(e, g.encoding(), &bfs.frontier, Some(guard))
+                .map_err(|err| layerwise_stop(err, guard))?;
+            expand = Some(x);
+            image
         }
         None => {
             for (c, p) in g.clusters().iter().enumerate() {
@@ -212,12 +221,8 @@ pub(crate) fn next_layer<E: BddEngine>(
     // A successor (under one cluster) of a non-terminal state is terminal only by a terminal
     // part that cluster can make true, so each image is cut by its cluster's parts only.
     let new_expand = match images.as_slice() {
-        // Compiled within each layer: the terminal condition within the new layer.
-        _ if g.is_layerwise() => g
-            .layerwise()
-            .expect("layerwise")
-            .and_not_terminal(e, g.encoding(), &new, Some(guard))
-            .map_err(|err| layerwise_stop(err, guard))?,
+        // Compiled within each layer: cut when the new layer is expanded.
+        _ if g.is_layerwise() => new.clone(),
         [] => e.constant(false),
         [(c, _)] => g.clusters()[*c].cut_terminal(e, &new)?,
         _ => {
@@ -232,6 +237,9 @@ pub(crate) fn next_layer<E: BddEngine>(
     bfs.reached = reached;
     bfs.layered = layered;
     bfs.revisited = revisited;
+    if let Some(x) = expand {
+        bfs.expand = x;
+    }
     Ok((new, new_expand))
 }
 
@@ -259,6 +267,9 @@ fn goal_layer<E: BddEngine>(
     // When the union is kept, `reached` holds every earlier layer (see `next_layer`).
     if keep_reached {
         bfs.reached = e.or(&bfs.reached, &bfs.frontier)?;
+    }
+    if g.is_layerwise() {
+        bfs.expand = g.and_not_terminal(&bfs.frontier)?;
     }
     Ok((e.constant(false), e.constant(false)))
 }
@@ -314,7 +325,6 @@ fn reach_impl<E: BddEngine>(
             stats.stopped = Some(why);
             break;
         }
-        let terminal = &states - g.count(&bfs.expand);
         let hit = match goal.map(|t| e.and(&bfs.frontier, t)) {
             None => false,
             Some(Ok(h)) => !e.is_false(&h),
@@ -331,6 +341,9 @@ fn reach_impl<E: BddEngine>(
         };
         match stepped {
             Ok((new, new_expand)) => {
+                // After the step: a game compiled within each layer cuts the terminal states
+                // of a layer when it expands it.
+                let terminal = &states - g.count(&bfs.expand);
                 stats.states += &states;
                 stats.terminal += &terminal;
                 stats.layers.push(LayerStats {
