@@ -8,8 +8,9 @@ use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use symgame_bdd::{Backend, EngineConfig};
+use symgame_ground::GroundGame;
 use symgame_limits::Limits;
-use symgame_symbolic::{EncodingKind, LayeredMode, Order, SymbolicOptions};
+use symgame_symbolic::{Encoding, EncodingKind, LayeredMode, Order, Setup, SymbolicOptions};
 
 /// The game a command reads.
 #[derive(clap::Args)]
@@ -225,6 +226,23 @@ impl<K: EngineDefaults> EngineArgs<K> {
             node_capacity: 1usize << self.nodes_log2,
             cache_capacity: 1usize << self.cache_log2,
         })
+    }
+
+    /// The set-up of a search of `game` with `encoding` on this engine.
+    pub fn setup<'a>(
+        &self,
+        game: &'a GroundGame,
+        encoding: Encoding,
+        config: &'a EngineConfig,
+        opts: &'a SymbolicOptions,
+    ) -> Setup<'a> {
+        Setup {
+            game,
+            encoding,
+            backend: self.backend,
+            config,
+            opts,
+        }
     }
 }
 
