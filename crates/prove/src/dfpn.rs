@@ -188,7 +188,7 @@ impl<'a, M: GameModel, Q: Question<M>> DfPn<'a, M, Q> {
     }
 }
 
-/// Depth-first proof-number search: the same question as [`pn`](crate::pn), answered with a
+/// Depth-first proof-number search: the same question as proof-number search ([`Algo::Pn`](crate::Algo::Pn)), answered with a
 /// transposition table of at most [`Config::tt_capacity`] entries instead of an explicit tree.
 ///
 /// The table is also capped by [`Limits::max_memory_bytes`](crate::Limits::max_memory_bytes):
