@@ -22,24 +22,11 @@ use symgame_symbolic::{
     fingerprint, read_solution, read_stored, solve, write_stored, Encoding, SolveOptions,
     SymbolicGame, SymbolicOptions, MANIFEST,
 };
-use symgame_testkit::fuzz::{mutate, Rng};
+use symgame_testkit::fuzz::{mutate, HarnessArgs, Rng};
 
 fn main() {
-    let mut seed = 1u64;
-    let mut iterations = 20_000usize;
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        let mut value = || {
-            args.next()
-                .and_then(|v| v.parse::<u64>().ok())
-                .unwrap_or_else(|| usage(&format!("{a} needs a number")))
-        };
-        match a.as_str() {
-            "--seed" => seed = value(),
-            "--iterations" => iterations = value() as usize,
-            _ => usage(&format!("unknown argument `{a}`")),
-        }
-    }
+    let args = HarnessArgs::parse("fuzz_files", 20_000, &[]);
+    let (seed, iterations) = (args.seed, args.iterations);
     let work = std::env::temp_dir().join(format!("symgame-fuzz-files-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).expect("a scratch directory");
@@ -198,9 +185,4 @@ fn read_database(bytes: &[u8]) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-fn usage(msg: &str) -> ! {
-    eprintln!("fuzz_files: {msg}\nusage: fuzz_files [--seed S] [--iterations N]");
-    std::process::exit(2);
 }

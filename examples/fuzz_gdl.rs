@@ -11,23 +11,9 @@
 use symgame_testkit::fuzz;
 
 fn main() {
-    let mut seed = 1u64;
-    let mut iterations = 100_000usize;
-    let mut all = false;
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        let mut value = || {
-            args.next()
-                .and_then(|v| v.parse::<u64>().ok())
-                .unwrap_or_else(|| usage(&format!("{a} needs a number")))
-        };
-        match a.as_str() {
-            "--seed" => seed = value(),
-            "--iterations" => iterations = value() as usize,
-            "--all-corpus" => all = true,
-            _ => usage(&format!("unknown argument `{a}`")),
-        }
-    }
+    let args = fuzz::HarnessArgs::parse("fuzz_gdl", 100_000, &["--all-corpus"]);
+    let (seed, iterations) = (args.seed, args.iterations);
+    let all = args.has("--all-corpus");
     let seeds = fuzz::seeds((!all).then_some(&fuzz::QUICK_CORPUS_GAMES[..]));
     eprintln!(
         "{} seed files, seed {seed}, {iterations} mutants",
@@ -52,9 +38,4 @@ fn main() {
         started.elapsed().as_secs_f64()
     );
     std::process::exit(i32::from(!failures.is_empty()));
-}
-
-fn usage(msg: &str) -> ! {
-    eprintln!("fuzz_gdl: {msg}\nusage: fuzz_gdl [--seed S] [--iterations N] [--all-corpus]");
-    std::process::exit(2);
 }

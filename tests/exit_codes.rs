@@ -3,7 +3,7 @@
 //! 0 success, 1 internal error, 2 input error, 3 limit or signal, 4 verification disagreement.
 
 use crate::symgame;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A scratch directory of this test process.
 fn scratch(name: &str) -> PathBuf {
@@ -20,66 +20,58 @@ fn check(args: &[&str], code: i32, says: &str) {
     assert!(err.contains(says), "{args:?}: {err}");
 }
 
+/// Runs each of `commands` with `flags` on `game` (`plan` on the planning game `puzzle`;
+/// `export` writes into `dir`) and checks that it stops at a limit (exit code 3) and `says` so.
+fn check_limit(
+    dir: &Path,
+    commands: &[&str],
+    (game, puzzle): (&str, &str),
+    flags: &[&str],
+    says: &str,
+) {
+    let db = dir.join("t.db");
+    let db = db.to_str().unwrap();
+    for &command in commands {
+        let mut args = vec![command];
+        match command {
+            "export" => args.extend(["--out", db, game]),
+            "plan" => args.push(puzzle),
+            _ => args.push(game),
+        }
+        args.extend(flags);
+        check(&args, 3, says);
+    }
+}
+
 /// The BDD engine running out of nodes is a resource limit (3) in every symbolic command: it
 /// was 3 in reach and plan, 2 in solve and 1 in verify before the errors had one mapping.
 #[test]
 fn a_bdd_engine_out_of_nodes_exits_3_in_every_command() {
     let d = scratch("oom");
-    let db = d.join("t.db");
-    let db = db.to_str().unwrap();
     // The smallest table --nodes-log2 allows (2^16 nodes) holds tic-tac-toe, not these.
     let tiny = ["--backend", "oxidd", "--nodes-log2", "16"];
-    for cmd in [
-        &["reach", "gdl/connect4_5x4.kif"][..],
-        &["solve", "gdl/connect4_5x4.kif"],
-        &["export", "--out", db, "gdl/connect4_5x4.kif"],
-        &["verify", "gdl/connect4_5x4.kif"],
-        &["plan", "gdl/eight_puzzle_easy.kif"],
-    ] {
-        let args: Vec<&str> = cmd.iter().chain(&tiny).copied().collect();
-        check(&args, 3, "out of nodes");
-    }
-    assert!(!std::path::Path::new(db).exists(), "export wrote a file");
+    let games = ("gdl/connect4_5x4.kif", "gdl/eight_puzzle_easy.kif");
+    let commands = ["reach", "solve", "export", "verify", "plan"];
+    check_limit(&d, &commands, games, &tiny, "out of nodes");
+    assert!(!d.join("t.db").exists(), "export wrote a file");
     let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
 fn a_node_limit_exits_3_in_every_command_that_has_one() {
     let d = scratch("nodes");
-    let db = d.join("t.db");
-    for cmd in [
-        &["reach", "gdl/tictactoe.kif"][..],
-        &["solve", "gdl/tictactoe.kif"],
-        &["export", "--out", db.to_str().unwrap(), "gdl/tictactoe.kif"],
-        &["plan", "gdl/hanoi_3.kif"],
-        &["prove", "gdl/tictactoe.kif"],
-    ] {
-        let args: Vec<&str> = cmd.iter().chain(&["--node-limit", "1"]).copied().collect();
-        check(&args, 3, "stopped");
-    }
+    let games = ("gdl/tictactoe.kif", "gdl/hanoi_3.kif");
+    let commands = ["reach", "solve", "export", "plan", "prove"];
+    check_limit(&d, &commands, games, &["--node-limit", "1"], "stopped");
     let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
 fn a_time_limit_exits_3_in_every_command() {
     let d = scratch("time");
-    let db = d.join("t.db");
-    for cmd in [
-        &["info", "gdl/tictactoe.kif"][..],
-        &["reach", "gdl/connect4_4x4.kif"],
-        &["solve", "gdl/connect4_4x4.kif"],
-        &[
-            "export",
-            "--out",
-            db.to_str().unwrap(),
-            "gdl/connect4_4x4.kif",
-        ],
-        &["verify", "gdl/connect4_4x4.kif"],
-        &["plan", "gdl/hanoi_5.kif"],
-    ] {
-        let args: Vec<&str> = cmd.iter().chain(&["--time-limit", "0"]).copied().collect();
-        check(&args, 3, "time limit");
-    }
+    let games = ("gdl/connect4_4x4.kif", "gdl/hanoi_5.kif");
+    let commands = ["info", "reach", "solve", "export", "verify", "plan"];
+    check_limit(&d, &commands, games, &["--time-limit", "0"], "time limit");
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -102,25 +94,15 @@ fn bad_input_exits_2_in_every_command() {
         &["export", "--out", db],
         &["plan"],
     ];
+    let games = [
+        (bad, "bad.kif:2:"),
+        ("gdl/no_such_game.kif", "no_such_game.kif"),
+    ];
     for cmd in commands {
-        let with = |game: &str| -> Vec<String> {
-            cmd.iter()
-                .map(|s| s.to_string())
-                .chain([game.into()])
-                .collect()
-        };
-        let args = with(bad);
-        check(
-            &args.iter().map(String::as_str).collect::<Vec<_>>(),
-            2,
-            "bad.kif:2:",
-        );
-        let args = with("gdl/no_such_game.kif");
-        check(
-            &args.iter().map(String::as_str).collect::<Vec<_>>(),
-            2,
-            "no_such_game.kif",
-        );
+        for (game, says) in games {
+            let args: Vec<&str> = cmd.iter().copied().chain([game]).collect();
+            check(&args, 2, says);
+        }
     }
     check(
         &["query", db, "--game", bad, "--rank", "0"],

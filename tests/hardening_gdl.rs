@@ -2,7 +2,7 @@
 //! each runs the real input through the binary and checks the message, its location and exit
 //! code 2; and the seeded mutation fuzz test of the front end (`symgame_testkit::fuzz`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::symgame;
 use symgame_testkit::{fuzz, gdl_path, root, scratch_dir};
@@ -14,10 +14,14 @@ fn input(test: &str, name: &str, bytes: &[u8]) -> PathBuf {
     path
 }
 
-/// `symgame info FILE`: exit code and stderr.
-fn info(path: &Path) -> (i32, String) {
-    let (code, _, err) = symgame(&["info", path.to_str().expect("a UTF-8 path")]);
-    (code, err)
+/// Writes `bytes` to `name` (as [`input`]), runs `symgame info` on it and checks that it exits
+/// with `code` and that stderr holds `want`; returns stderr.
+fn info_fails(test: &str, name: &str, bytes: &[u8], code: i32, want: &str) -> String {
+    let path = input(test, name, bytes);
+    let (got, _, err) = symgame(&["info", path.to_str().expect("a UTF-8 path")]);
+    assert_eq!(got, code, "{err}");
+    assert!(err.contains(want), "expected {want:?} in:\n{err}");
+    err
 }
 
 fn tictactoe() -> String {
@@ -66,11 +70,8 @@ fn f12_invalid_utf8_is_a_located_error() {
         })
         .collect::<Vec<_>>()
         .join(&b'\n');
-    let path = input("f12", "bad_utf8.kif", &bytes);
-    let (code, err) = info(&path);
-    assert_eq!(code, 2, "{err}");
     let want = format!("bad_utf8.kif:{line}:8: invalid UTF-8 byte 0xFF");
-    assert!(err.contains(&want), "expected {want:?} in:\n{err}");
+    info_fails("f12", "bad_utf8.kif", &bytes, 2, &want);
 }
 
 #[test]
@@ -80,34 +81,22 @@ fn f13_init_depending_on_true_is_a_located_error() {
         tictactoe()
     );
     let line = text.lines().count();
-    let path = input("f13", "init_true.kif", text.as_bytes());
-    let (code, err) = info(&path);
-    assert_eq!(code, 2, "{err}");
     let want = format!("init_true.kif:{line}:20: `init` depends on `true`");
-    assert!(err.contains(&want), "expected {want:?} in:\n{err}");
+    info_fails("f13", "init_true.kif", text.as_bytes(), 2, &want);
     // through another relation, and on `legal`
     let text = format!(
         "{}\n(<= (init (extra)) (helper))\n(<= (helper) (legal xplayer noop))\n",
         tictactoe()
     );
-    let path = input("f13", "init_legal.kif", text.as_bytes());
-    let (code, err) = info(&path);
-    assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("`init` depends on `legal` (through `helper`)"),
-        "{err}"
-    );
+    let want = "`init` depends on `legal` (through `helper`)";
+    info_fails("f13", "init_legal.kif", text.as_bytes(), 2, want);
 }
 
 #[test]
 fn f14_deep_nesting_shows_a_short_line() {
-    let path = input("f14", "deep.kif", "(".repeat(1_000_000).as_bytes());
-    let (code, err) = info(&path);
-    assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("deep.kif:1:502: nesting deeper than 500 levels"),
-        "{err}"
-    );
+    let deep = "(".repeat(1_000_000);
+    let want = "deep.kif:1:502: nesting deeper than 500 levels";
+    let err = info_fails("f14", "deep.kif", deep.as_bytes(), 2, want);
     assert!(err.len() < 1000, "{} bytes of stderr", err.len());
     assert!(err.contains('…') && err.contains('^'), "{err}");
 }
@@ -125,22 +114,23 @@ fn f15_plain_rules_are_not_limited_as_or_expansion() {
     let ors = "(or (a ?x) (b ?x)) ".repeat(21);
     let text = format!("{}\n(<= (p ?x) (and {ors}))\n(a 1)\n(b 1)\n", tictactoe());
     let line = text.lines().count() - 2;
-    let path = input("f15", "or.kif", text.as_bytes());
-    let (code, err) = info(&path);
-    assert_eq!(code, 3, "a limit: {err}");
     let want = format!("or.kif:{line}:1: expanding `or` adds more than 1000000 rules");
-    assert!(err.contains(&want), "expected {want:?} in:\n{err}");
+    // a limit: exit code 3
+    info_fails("f15", "or.kif", text.as_bytes(), 3, &want);
 }
 
 #[test]
 fn f17_cr_line_ends_end_comments_and_count_lines() {
     let text = format!("; a comment\n{}\n(bad\n", tictactoe());
     let line = text.lines().count();
-    let path = input("f17", "mac.kif", text.replace('\n', "\r").as_bytes());
-    let (code, err) = info(&path);
-    assert_eq!(code, 2, "{err}");
     let want = format!("mac.kif:{line}:1: unbalanced parenthesis");
-    assert!(err.contains(&want), "expected {want:?} in:\n{err}");
+    info_fails(
+        "f17",
+        "mac.kif",
+        text.replace('\n', "\r").as_bytes(),
+        2,
+        &want,
+    );
     // the game itself reads the same with CR, CRLF and LF line ends
     for (name, text) in [
         ("cr.kif", tictactoe().replace('\n', "\r")),

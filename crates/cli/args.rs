@@ -8,8 +8,9 @@ use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use symgame_bdd::{Backend, EngineConfig};
+use symgame_ground::GroundGame;
 use symgame_limits::Limits;
-use symgame_symbolic::{EncodingKind, LayeredMode, Order, SymbolicOptions};
+use symgame_symbolic::{Encoding, EncodingKind, LayeredMode, Order, Setup, SymbolicOptions};
 
 /// The game a command reads.
 #[derive(clap::Args)]
@@ -67,26 +68,42 @@ pub struct OutputArgs {
 /// | [`Solving`] | `solve`, `export`, `verify` | oxidd | 1 | 2^27 | 2^23 |
 /// | [`Planning`] | `plan` | biodivine | (one per core) | (2^24) | (2^22) |
 pub trait EngineDefaults {
+    /// The defaults of `--backend`, `--threads`, `--nodes-log2` and `--cache-log2`.
+    const FLAGS: EngineFlags;
+}
+
+/// The default values of the BDD engine flags, as the text clap parses.
+pub struct EngineFlags {
     /// `--backend`.
-    const BACKEND: &'static str;
+    pub backend: &'static str,
     /// `--threads` (0: one per core).
-    const THREADS: &'static str;
+    pub threads: &'static str,
     /// `--nodes-log2`.
-    const NODES_LOG2: &'static str;
+    pub nodes_log2: &'static str,
     /// `--cache-log2`.
-    const CACHE_LOG2: &'static str;
+    pub cache_log2: &'static str,
+}
+
+impl EngineFlags {
+    /// One row of the table of [`EngineDefaults`], in its column order.
+    const fn row(
+        backend: &'static str,
+        threads: &'static str,
+        nodes_log2: &'static str,
+        cache_log2: &'static str,
+    ) -> EngineFlags {
+        EngineFlags {
+            backend,
+            threads,
+            nodes_log2,
+            cache_log2,
+        }
+    }
 }
 
 /// `reach`: oxidd on every core is the faster engine on big breadth-first searches (Connect
 /// Four 6×4: 3.7 s of CPU against biodivine's 6.5 s) and the only one that uses both cores.
 pub struct Reaching;
-
-impl EngineDefaults for Reaching {
-    const BACKEND: &'static str = "oxidd";
-    const THREADS: &'static str = "0";
-    const NODES_LOG2: &'static str = "24";
-    const CACHE_LOG2: &'static str = "22";
-}
 
 /// `solve`, and `export` and `verify`, which solve the game first: oxidd on one thread, sized
 /// for solving (a solve keeps two layers' value classes and the relation; a table near full
@@ -95,13 +112,6 @@ impl EngineDefaults for Reaching {
 /// on the busy 2-core machine (`docs/solving.md`).
 pub struct Solving;
 
-impl EngineDefaults for Solving {
-    const BACKEND: &'static str = "oxidd";
-    const THREADS: &'static str = "1";
-    const NODES_LOG2: &'static str = "27";
-    const CACHE_LOG2: &'static str = "23";
-}
-
 /// `plan`: biodivine. On the bundled planning problems both engines take the same CPU time
 /// within the noise of the machine (8-puzzle at distance 31, medians of 8 runs: A* 10.4 s on
 /// biodivine, 9.3 s on oxidd, Dijkstra 7.0 s and 6.7 s, each ±20 %), and biodivine needs a
@@ -109,11 +119,15 @@ impl EngineDefaults for Solving {
 /// up to 0.1 s).
 pub struct Planning;
 
+// The rows of the table of `EngineDefaults`: engine, threads, node table, cache.
+impl EngineDefaults for Reaching {
+    const FLAGS: EngineFlags = EngineFlags::row("oxidd", "0", "24", "22");
+}
+impl EngineDefaults for Solving {
+    const FLAGS: EngineFlags = EngineFlags::row("oxidd", "1", "27", "23");
+}
 impl EngineDefaults for Planning {
-    const BACKEND: &'static str = "biodivine";
-    const THREADS: &'static str = "0";
-    const NODES_LOG2: &'static str = "24";
-    const CACHE_LOG2: &'static str = "22";
+    const FLAGS: EngineFlags = EngineFlags::row("biodivine", "0", "24", "22");
 }
 
 /// The BDD engine of a symbolic command, with the defaults of its kind `K`.
@@ -122,20 +136,20 @@ pub struct EngineArgs<K: EngineDefaults> {
     /// The BDD engine: oxidd (shared node table, multi-threaded, fastest on big runs) or
     /// biodivine (a node vector per BDD, least memory). The default is measured per command
     /// (docs/benchmarks.md).
-    #[arg(long, default_value = K::BACKEND)]
+    #[arg(long, default_value = K::FLAGS.backend)]
     pub backend: Backend,
     /// Threads for engines that use them (0: one per core; at most 4 per core).
-    #[arg(long, default_value = K::THREADS, value_parser = parse_threads)]
+    #[arg(long, default_value = K::FLAGS.threads, value_parser = parse_threads)]
     pub threads: usize,
     /// oxidd node table capacity as a power of two (2^N nodes, N from 16 to 32, reserved,
     /// filled on demand, 16 bytes a node: 2 GB at 27; refused if the table does not fit in the
     /// machine's memory).
-    #[arg(long, value_name = "N", default_value = K::NODES_LOG2,
+    #[arg(long, value_name = "N", default_value = K::FLAGS.nodes_log2,
           value_parser = clap::value_parser!(u32).range(NODES_LOG2_MIN as i64..=32))]
     pub nodes_log2: u32,
     /// oxidd apply-cache size as a power of two (2^N entries, N from 8 to 32, allocated at
     /// start, 32 bytes an entry: about 0.25 GB at 23).
-    #[arg(long, value_name = "N", default_value = K::CACHE_LOG2,
+    #[arg(long, value_name = "N", default_value = K::FLAGS.cache_log2,
           value_parser = clap::value_parser!(u32).range(8..=32))]
     pub cache_log2: u32,
     #[arg(skip)]
@@ -212,6 +226,23 @@ impl<K: EngineDefaults> EngineArgs<K> {
             node_capacity: 1usize << self.nodes_log2,
             cache_capacity: 1usize << self.cache_log2,
         })
+    }
+
+    /// The set-up of a search of `game` with `encoding` on this engine.
+    pub fn setup<'a>(
+        &self,
+        game: &'a GroundGame,
+        encoding: Encoding,
+        config: &'a EngineConfig,
+        opts: &'a SymbolicOptions,
+    ) -> Setup<'a> {
+        Setup {
+            game,
+            encoding,
+            backend: self.backend,
+            config,
+            opts,
+        }
     }
 }
 
@@ -393,18 +424,24 @@ mod tests {
 
     #[test]
     fn seconds_in_range_only() {
-        assert_eq!(parse_seconds("0"), Ok(0.0));
-        assert_eq!(parse_seconds("1e9"), Ok(1e9));
-        for bad in [
-            "inf",
-            "nan",
-            "1e20",
-            "1e309",
-            "18446744073709551616",
-            "-1",
-            "x",
-        ] {
-            assert!(parse_seconds(bad).is_err(), "{bad}");
+        // (text, accepted): the ends of the range, then what lies outside it or is no number.
+        let cases = [
+            ("0", true),
+            ("1e9", true),
+            ("inf", false),
+            ("nan", false),
+            ("1e20", false),
+            ("1e309", false),
+            ("18446744073709551616", false),
+            ("-1", false),
+            ("x", false),
+        ];
+        for (text, accepted) in cases {
+            let parsed = parse_seconds(text);
+            assert_eq!(parsed.is_ok(), accepted, "{text}: {parsed:?}");
+            if accepted {
+                assert_eq!(parsed, text.parse::<f64>().map_err(|e| e.to_string()));
+            }
         }
     }
 

@@ -11,13 +11,14 @@ use symgame_explicit::{explore, Exploration, Limits, Reasoner};
 pub struct Args {
     #[command(flatten)]
     game: GameArg,
-    #[command(flatten)]
-    output: OutputArgs,
     /// Stop after storing this many states (exit code 3; finished layers are printed).
     #[arg(long, value_name = "N", default_value_t = 50_000_000)]
     state_limit: u64,
     #[command(flatten)]
     time: TimeLimitArgs,
+    // Last, as in every command.
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Serialize)]

@@ -10,14 +10,15 @@ use std::time::Instant;
 pub struct Args {
     #[command(flatten)]
     game: GameArg,
-    #[command(flatten)]
-    output: OutputArgs,
     // The time limit bounds reading, parsing, checking and grounding.
     #[command(flatten)]
     time: TimeLimitArgs,
     /// Also list the fluents and the moves of each role.
     #[arg(long)]
     list: bool,
+    // Last, as in every command.
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Serialize)]

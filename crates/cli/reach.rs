@@ -9,7 +9,7 @@ use serde::Serialize;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use symgame_symbolic::{
-    reach_encoded, Encoding, EncodingKind, Order, Phase, ReachStats, SetupLog, StopReason,
+    Encoding, EncodingKind, Order, Phase, ReachJob, ReachStats, SetupLog, StopReason,
     SymbolicOptions,
 };
 
@@ -149,20 +149,16 @@ pub fn run(a: Args) -> Result<(), Failure> {
     }
     let limits = a.limits.limits(&clock);
     let progress = Progress::new(a.output.json);
-    let stats = reach_encoded(
-        &game,
-        encoding,
-        a.engine.backend,
-        &config,
-        &opts,
-        &limits,
-        |s| {
+    let setup = a.engine.setup(&game, encoding, &config, &opts);
+    let stats = setup.run(ReachJob {
+        limits: &limits,
+        progress: |s: &ReachStats| {
             progress.reach(s);
             if let Ok(mut done) = finished.lock() {
                 done.stats = Some(s.clone());
             }
         },
-    );
+    });
     progress.clear();
     let stats = match stats {
         Ok(stats) => stats,

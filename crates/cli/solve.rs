@@ -11,8 +11,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    fingerprint, solve_encoded, Encoding, GameKind, SolveError, SolveOptions, SolveStats,
-    SymbolicError,
+    fingerprint, Encoding, GameKind, SolveError, SolveJob, SolveOptions, SolveStats, SymbolicError,
 };
 
 #[derive(clap::Args)]
@@ -82,16 +81,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
         limits: a.limits.limits(&clock),
     };
     let progress = Progress::new(a.output.json);
-    let stats = solve_encoded(
-        &game,
-        encoding,
-        a.engine.backend,
-        &config,
-        &sym,
-        &opts,
-        |s| progress.solve(s),
-    )
-    .map_err(|e| failure(&a, &game, e))?;
+    let setup = a.engine.setup(&game, encoding, &config, &sym);
+    let solving = SolveJob {
+        opts: &opts,
+        progress: |s: &SolveStats| progress.solve(s),
+    };
+    let stats = setup.run(solving).map_err(|e| failure(&a, &game, e))?;
     progress.clear();
     if a.output.json {
         print_json(&Report {

@@ -8,7 +8,7 @@ use crate::progress::Progress;
 use serde::Serialize;
 use std::path::PathBuf;
 use symgame_prove::Algo;
-use symgame_verify::{verify, Mode, Report, VerifyOptions};
+use symgame_verify::{verify, Mode, Report, Sampling, VerifyOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,13 +18,13 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     solution: Option<PathBuf>,
     /// Check every reachable state when there are at most this many; otherwise a sample.
-    #[arg(long, value_name = "N", default_value_t = VerifyOptions::default().all_limit)]
+    #[arg(long, value_name = "N", default_value_t = Sampling::default().all_limit)]
     all_limit: u64,
     /// Number of reachable states to sample (uniformly, with replacement) in bigger games.
-    #[arg(long, value_name = "N", default_value_t = VerifyOptions::default().sample)]
+    #[arg(long, value_name = "N", default_value_t = Sampling::default().size)]
     sample: usize,
     /// Seed of the sample.
-    #[arg(long, default_value_t = VerifyOptions::default().seed)]
+    #[arg(long, default_value_t = Sampling::default().seed)]
     seed: u64,
     /// Explicit algorithms, comma-separated: pn, pn2, dfpn, alphabeta, or all.
     #[arg(long, default_value = "dfpn,alphabeta")]
@@ -69,9 +69,11 @@ pub fn run(a: Args) -> Result<(), Failure> {
         engine,
         symbolic: symbolic_options(&clock),
         solution: a.solution.clone(),
-        all_limit: a.all_limit,
-        sample: a.sample,
-        seed: a.seed,
+        states: Sampling {
+            all_limit: a.all_limit,
+            size: a.sample,
+            seed: a.seed,
+        },
         algos,
         search_nodes: a.node_limit,
         limits: a.time.limits(&clock),

@@ -9,7 +9,7 @@ use biodivine_lib_bdd::{op_function, Bdd, BddNode, BddPointer, BddVariable, BddV
 use num_bigint::BigUint;
 
 use crate::{
-    check_rename_pairs, Backend, BddEngine, BddError, BddNodes, BddResult, EngineConfig,
+    check_rename_pairs, Backend, BddEngine, BddError, BddNodes, BddResult, BinaryOp, EngineConfig,
     EngineStats, Var, VarSet,
 };
 
@@ -91,6 +91,13 @@ impl Hash for BiodivineBdd {
     }
 }
 
+/// Which quantifier [`BiodivineEngine::quantify`] applies.
+#[derive(Clone, Copy)]
+enum Quantifier {
+    Exists,
+    ForAll,
+}
+
 impl BiodivineEngine {
     /// This engine with a budget on every operation: none starts after `deadline`, and a
     /// binary operation (`and`, `or`, ...) whose result would pass `max_nodes` nodes gives up
@@ -110,6 +117,25 @@ impl BiodivineEngine {
             Some(d) if Instant::now() >= d => Err(BddError::Budget("deadline passed".into())),
             _ => Ok(()),
         }
+    }
+
+    /// `exists vars. f` or `forall vars. f`.
+    fn quantify(
+        &self,
+        f: &BiodivineBdd,
+        vars: &VarSet,
+        quantifier: Quantifier,
+    ) -> BddResult<BiodivineBdd> {
+        self.check_deadline()?;
+        if vars.is_empty() || f.0.as_bool().is_some() {
+            return Ok(f.clone());
+        }
+        let mask = self.mask(vars);
+        let bound = |v: BddVariable| mask[v.to_index()];
+        Ok(BiodivineBdd(match quantifier {
+            Quantifier::Exists => f.0.exists_trigger(bound),
+            Quantifier::ForAll => f.0.for_all_trigger(bound),
+        }))
     }
 
     /// `op(f, g)` within the budget.
@@ -276,28 +302,16 @@ impl BddEngine for BiodivineEngine {
         Ok(BiodivineBdd(f.0.not()))
     }
 
-    fn and(&self, f: &BiodivineBdd, g: &BiodivineBdd) -> BddResult<BiodivineBdd> {
-        self.binary(f, g, op_function::and)
-    }
-
-    fn or(&self, f: &BiodivineBdd, g: &BiodivineBdd) -> BddResult<BiodivineBdd> {
-        self.binary(f, g, op_function::or)
-    }
-
-    fn xor(&self, f: &BiodivineBdd, g: &BiodivineBdd) -> BddResult<BiodivineBdd> {
-        self.binary(f, g, op_function::xor)
-    }
-
-    fn iff(&self, f: &BiodivineBdd, g: &BiodivineBdd) -> BddResult<BiodivineBdd> {
-        self.binary(f, g, op_function::iff)
-    }
-
-    fn and_not(&self, f: &BiodivineBdd, g: &BiodivineBdd) -> BddResult<BiodivineBdd> {
-        self.binary(f, g, op_function::and_not)
-    }
-
-    fn imp(&self, f: &BiodivineBdd, g: &BiodivineBdd) -> BddResult<BiodivineBdd> {
-        self.binary(f, g, op_function::imp)
+    fn apply(&self, op: BinaryOp, f: &BiodivineBdd, g: &BiodivineBdd) -> BddResult<BiodivineBdd> {
+        let function: fn(Option<bool>, Option<bool>) -> Option<bool> = match op {
+            BinaryOp::And => op_function::and,
+            BinaryOp::Or => op_function::or,
+            BinaryOp::Xor => op_function::xor,
+            BinaryOp::Iff => op_function::iff,
+            BinaryOp::AndNot => op_function::and_not,
+            BinaryOp::Imp => op_function::imp,
+        };
+        self.binary(f, g, function)
     }
 
     fn ite(&self, c: &BiodivineBdd, t: &BiodivineBdd, e: &BiodivineBdd) -> BddResult<BiodivineBdd> {
@@ -306,21 +320,11 @@ impl BddEngine for BiodivineEngine {
     }
 
     fn exists(&self, f: &BiodivineBdd, vars: &VarSet) -> BddResult<BiodivineBdd> {
-        self.check_deadline()?;
-        if vars.is_empty() || f.0.as_bool().is_some() {
-            return Ok(f.clone());
-        }
-        let mask = self.mask(vars);
-        Ok(BiodivineBdd(f.0.exists_trigger(|v| mask[v.to_index()])))
+        self.quantify(f, vars, Quantifier::Exists)
     }
 
     fn forall(&self, f: &BiodivineBdd, vars: &VarSet) -> BddResult<BiodivineBdd> {
-        self.check_deadline()?;
-        if vars.is_empty() || f.0.as_bool().is_some() {
-            return Ok(f.clone());
-        }
-        let mask = self.mask(vars);
-        Ok(BiodivineBdd(f.0.for_all_trigger(|v| mask[v.to_index()])))
+        self.quantify(f, vars, Quantifier::ForAll)
     }
 
     fn and_exists(

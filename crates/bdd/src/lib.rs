@@ -104,6 +104,35 @@ impl fmt::Display for BddError {
 
 impl std::error::Error for BddError {}
 
+/// A binary Boolean operation: what [`BddEngine::apply`] computes on two BDDs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// `f & g`.
+    And,
+    /// `f | g`.
+    Or,
+    /// `f ^ g`.
+    Xor,
+    /// `f <=> g`.
+    Iff,
+    /// `f & !g`.
+    AndNot,
+    /// `f => g`.
+    Imp,
+}
+
+impl BinaryOp {
+    /// Every operation.
+    pub const ALL: [BinaryOp; 6] = [
+        BinaryOp::And,
+        BinaryOp::Or,
+        BinaryOp::Xor,
+        BinaryOp::Iff,
+        BinaryOp::AndNot,
+        BinaryOp::Imp,
+    ];
+}
+
 /// Which BDD engine to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -481,18 +510,32 @@ pub trait BddEngine: Sized + Send + Sync {
 
     /// `!f`.
     fn not(&self, f: &Self::Bdd) -> BddResult<Self::Bdd>;
+    /// `f op g`: the one binary operation an engine implements; the named ones below call it.
+    fn apply(&self, op: BinaryOp, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd>;
     /// `f & g`.
-    fn and(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd>;
+    fn and(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd> {
+        self.apply(BinaryOp::And, f, g)
+    }
     /// `f | g`.
-    fn or(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd>;
+    fn or(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd> {
+        self.apply(BinaryOp::Or, f, g)
+    }
     /// `f ^ g`.
-    fn xor(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd>;
+    fn xor(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd> {
+        self.apply(BinaryOp::Xor, f, g)
+    }
     /// `f <=> g`.
-    fn iff(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd>;
+    fn iff(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd> {
+        self.apply(BinaryOp::Iff, f, g)
+    }
     /// `f & !g`.
-    fn and_not(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd>;
+    fn and_not(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd> {
+        self.apply(BinaryOp::AndNot, f, g)
+    }
     /// `f => g`.
-    fn imp(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd>;
+    fn imp(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd> {
+        self.apply(BinaryOp::Imp, f, g)
+    }
     /// `if c then t else e`.
     fn ite(&self, c: &Self::Bdd, t: &Self::Bdd, e: &Self::Bdd) -> BddResult<Self::Bdd>;
 

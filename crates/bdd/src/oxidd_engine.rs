@@ -14,7 +14,7 @@ use oxidd::{
 };
 
 use crate::{
-    check_rename_pairs, Backend, BddEngine, BddError, BddNodes, BddResult, EngineConfig,
+    check_rename_pairs, Backend, BddEngine, BddError, BddNodes, BddResult, BinaryOp, EngineConfig,
     EngineStats, Var, VarSet,
 };
 
@@ -234,29 +234,17 @@ impl BddEngine for OxiddEngine {
         self.wrap(|| f.0.not())
     }
 
-    fn and(&self, f: &OxiddBdd, g: &OxiddBdd) -> BddResult<OxiddBdd> {
-        self.wrap(|| f.0.and(&g.0))
-    }
-
-    fn or(&self, f: &OxiddBdd, g: &OxiddBdd) -> BddResult<OxiddBdd> {
-        self.wrap(|| f.0.or(&g.0))
-    }
-
-    fn xor(&self, f: &OxiddBdd, g: &OxiddBdd) -> BddResult<OxiddBdd> {
-        self.wrap(|| f.0.xor(&g.0))
-    }
-
-    fn iff(&self, f: &OxiddBdd, g: &OxiddBdd) -> BddResult<OxiddBdd> {
-        self.wrap(|| f.0.equiv(&g.0))
-    }
-
-    fn and_not(&self, f: &OxiddBdd, g: &OxiddBdd) -> BddResult<OxiddBdd> {
-        // `a.imp_strict(b)` is `!a & b`.
-        self.wrap(|| g.0.imp_strict(&f.0))
-    }
-
-    fn imp(&self, f: &OxiddBdd, g: &OxiddBdd) -> BddResult<OxiddBdd> {
-        self.wrap(|| f.0.imp(&g.0))
+    fn apply(&self, op: BinaryOp, f: &OxiddBdd, g: &OxiddBdd) -> BddResult<OxiddBdd> {
+        let (f, g) = (&f.0, &g.0);
+        self.wrap(|| match op {
+            BinaryOp::And => f.and(g),
+            BinaryOp::Or => f.or(g),
+            BinaryOp::Xor => f.xor(g),
+            BinaryOp::Iff => f.equiv(g),
+            // `a.imp_strict(b)` is `!a & b`.
+            BinaryOp::AndNot => g.imp_strict(f),
+            BinaryOp::Imp => f.imp(g),
+        })
     }
 
     fn ite(&self, c: &OxiddBdd, t: &OxiddBdd, e: &OxiddBdd) -> BddResult<OxiddBdd> {

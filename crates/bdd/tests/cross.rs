@@ -2,43 +2,30 @@
 //! independent brute-force truth-table evaluator (at most 10 variables) and against each
 //! other (node counts, export/import across engines).
 
-use std::sync::OnceLock;
-
 use num_bigint::BigUint;
 use proptest::prelude::*;
 use symgame_bdd::{
-    Backend, BddEngine, BddError, BddNodes, BiodivineEngine, EngineConfig, EngineJob, OxiddEngine,
-    VarSet,
+    Backend, BddEngine, BddError, BddNodes, BinaryOp, BiodivineEngine, EngineConfig, EngineJob,
+    OxiddEngine, VarSet,
 };
-use symgame_testkit::{engine_pair, queens};
+use symgame_testkit::{queens, shared_engine_pair};
 
 /// Variables of the shared engines; formulas use the first `n <= 10` of them.
 const ENGINE_VARS: u32 = 12;
 
 fn engines() -> &'static (BiodivineEngine, OxiddEngine) {
-    static ENGINES: OnceLock<(BiodivineEngine, OxiddEngine)> = OnceLock::new();
-    ENGINES.get_or_init(|| engine_pair(ENGINE_VARS))
+    shared_engine_pair(ENGINE_VARS)
 }
 
 // ---------------------------------------------------------------------------------------
 // Formulas and the brute-force reference.
-
-#[derive(Clone, Copy, Debug)]
-enum Op {
-    And,
-    Or,
-    Xor,
-    Iff,
-    AndNot,
-    Imp,
-}
 
 #[derive(Clone, Debug)]
 enum Expr {
     Const(bool),
     Var(u32),
     Not(Box<Expr>),
-    Bin(Op, Box<Expr>, Box<Expr>),
+    Bin(BinaryOp, Box<Expr>, Box<Expr>),
     Ite(Box<Expr>, Box<Expr>, Box<Expr>),
 }
 
@@ -48,14 +35,7 @@ fn expr(n: u32) -> impl Strategy<Value = Expr> {
         6 => (0..n).prop_map(Expr::Var),
     ];
     leaf.prop_recursive(7, 64, 3, |inner| {
-        let op = prop_oneof![
-            Just(Op::And),
-            Just(Op::Or),
-            Just(Op::Xor),
-            Just(Op::Iff),
-            Just(Op::AndNot),
-            Just(Op::Imp),
-        ];
+        let op = prop::sample::select(BinaryOp::ALL.to_vec());
         prop_oneof![
             1 => inner.clone().prop_map(|e| Expr::Not(Box::new(e))),
             5 => (op, inner.clone(), inner.clone())
@@ -82,12 +62,12 @@ fn eval_expr(x: &Expr, a: usize) -> bool {
         Expr::Bin(op, l, r) => {
             let (l, r) = (eval_expr(l, a), eval_expr(r, a));
             match op {
-                Op::And => l && r,
-                Op::Or => l || r,
-                Op::Xor => l != r,
-                Op::Iff => l == r,
-                Op::AndNot => l && !r,
-                Op::Imp => !l || r,
+                BinaryOp::And => l && r,
+                BinaryOp::Or => l || r,
+                BinaryOp::Xor => l != r,
+                BinaryOp::Iff => l == r,
+                BinaryOp::AndNot => l && !r,
+                BinaryOp::Imp => !l || r,
             }
         }
         Expr::Ite(c, t, e) => {
@@ -194,12 +174,12 @@ fn build<E: BddEngine>(e: &E, x: &Expr) -> E::Bdd {
         Expr::Bin(op, l, r) => {
             let (l, r) = (build(e, l), build(e, r));
             match op {
-                Op::And => e.and(&l, &r),
-                Op::Or => e.or(&l, &r),
-                Op::Xor => e.xor(&l, &r),
-                Op::Iff => e.iff(&l, &r),
-                Op::AndNot => e.and_not(&l, &r),
-                Op::Imp => e.imp(&l, &r),
+                BinaryOp::And => e.and(&l, &r),
+                BinaryOp::Or => e.or(&l, &r),
+                BinaryOp::Xor => e.xor(&l, &r),
+                BinaryOp::Iff => e.iff(&l, &r),
+                BinaryOp::AndNot => e.and_not(&l, &r),
+                BinaryOp::Imp => e.imp(&l, &r),
             }
             .unwrap()
         }

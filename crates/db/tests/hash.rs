@@ -2,13 +2,11 @@
 //! of the counted variables is enumerated in lexicographic order and checked against the BDD
 //! itself (`eval`), the engine's `sat_count_over`, and the three integer widths.
 
-use std::sync::OnceLock;
-
 use num_bigint::BigUint;
 use proptest::prelude::*;
 use symgame_bdd::{BddEngine, BiodivineEngine, OxiddEngine, VarSet};
 use symgame_db::{AnyPerfectHash, PerfectHash};
-use symgame_testkit::engine_pair;
+use symgame_testkit::shared_engine_pair;
 
 /// Variables of the small engines.
 const SMALL_VARS: u32 = 12;
@@ -16,13 +14,11 @@ const SMALL_VARS: u32 = 12;
 const WIDE_VARS: u32 = 90;
 
 fn small() -> &'static (BiodivineEngine, OxiddEngine) {
-    static E: OnceLock<(BiodivineEngine, OxiddEngine)> = OnceLock::new();
-    E.get_or_init(|| engine_pair(SMALL_VARS))
+    shared_engine_pair(SMALL_VARS)
 }
 
 fn wide() -> &'static (BiodivineEngine, OxiddEngine) {
-    static E: OnceLock<(BiodivineEngine, OxiddEngine)> = OnceLock::new();
-    E.get_or_init(|| engine_pair(WIDE_VARS))
+    shared_engine_pair(WIDE_VARS)
 }
 
 /// A formula over the variable slots `0..k` (mapped to the counted variables when built).

@@ -16,7 +16,9 @@ use std::time::Instant;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use symgame_bdd::{Backend, EngineConfig};
 use symgame_gamedb::{export, ExportOptions, Exported, GameDatabase};
-use symgame_symbolic::{fingerprint, solve_with_backend, Encoding, SolveOptions, SymbolicOptions};
+use symgame_symbolic::{
+    fingerprint, Encoding, Setup, SolveJob, SolveOptions, SolveStats, SymbolicOptions,
+};
 
 /// Sampled states per measurement.
 const SAMPLE: u64 = 4096;
@@ -73,7 +75,13 @@ fn build() -> (PathBuf, PathBuf) {
         ..EngineConfig::default()
     };
     let t = Instant::now();
-    let stats = solve_with_backend(&game, backend(), &engine, &sym, &opts, |_| {}).unwrap();
+    let solving = SolveJob {
+        opts: &opts,
+        progress: |_: &SolveStats| {},
+    };
+    let stats = Setup::new(&game, backend(), &engine, &sym)
+        .run(solving)
+        .unwrap();
     let solve_s = t.elapsed().as_secs_f64();
     assert_eq!(stats.stopped, None);
     println!(

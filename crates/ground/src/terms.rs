@@ -310,7 +310,7 @@ impl GroundTerm {
     pub fn parse(text: &str) -> Result<GroundTerm, String> {
         let toks = tokens(text);
         let mut pos = 0;
-        let t = parse_term(&toks, &mut pos)?;
+        let t = parse_term(&toks, &mut pos, Variables::Refused)?;
         if pos != toks.len() {
             return Err(format!("unexpected `{}` after the term", toks[pos]));
         }
@@ -319,14 +319,33 @@ impl GroundTerm {
 
     /// Parses a sequence of ground terms separated by white space, e.g. `(mark 1 1) noop`.
     pub fn parse_sequence(text: &str) -> Result<Vec<GroundTerm>, String> {
-        let toks = tokens(text);
-        let mut pos = 0;
-        let mut out = Vec::new();
-        while pos < toks.len() {
-            out.push(parse_term(&toks, &mut pos)?);
-        }
-        Ok(out)
+        parse_terms(text, Variables::Refused)
     }
+
+    /// Parses a sequence of terms that may hold variables, e.g. `(cell ?r ?c 0) step`, as
+    /// patterns are written: a variable is kept as the constant of its name (`?r`).
+    pub fn parse_pattern_sequence(text: &str) -> Result<Vec<GroundTerm>, String> {
+        parse_terms(text, Variables::AsConstants)
+    }
+}
+
+/// Whether a term being parsed may hold variables (`?x`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Variables {
+    /// A ground term: a variable is an error.
+    Refused,
+    /// A pattern: a variable is kept as a constant of its name.
+    AsConstants,
+}
+
+fn parse_terms(text: &str, variables: Variables) -> Result<Vec<GroundTerm>, String> {
+    let toks = tokens(text);
+    let mut pos = 0;
+    let mut out = Vec::new();
+    while pos < toks.len() {
+        out.push(parse_term(&toks, &mut pos, variables)?);
+    }
+    Ok(out)
 }
 
 fn tokens(text: &str) -> Vec<String> {
@@ -337,7 +356,11 @@ fn tokens(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn parse_term(toks: &[String], pos: &mut usize) -> Result<GroundTerm, String> {
+fn parse_term(
+    toks: &[String],
+    pos: &mut usize,
+    variables: Variables,
+) -> Result<GroundTerm, String> {
     let Some(t) = toks.get(*pos) else {
         return Err("expected a term, found the end of the text".into());
     };
@@ -358,7 +381,7 @@ fn parse_term(toks: &[String], pos: &mut usize) -> Result<GroundTerm, String> {
                         *pos += 1;
                         break;
                     }
-                    Some(_) => args.push(parse_term(toks, pos)?),
+                    Some(_) => args.push(parse_term(toks, pos, variables)?),
                     None => return Err("unbalanced parenthesis".into()),
                 }
             }
@@ -369,7 +392,23 @@ fn parse_term(toks: &[String], pos: &mut usize) -> Result<GroundTerm, String> {
             })
         }
         ")" => Err("unexpected `)`".into()),
-        s if s.starts_with('?') => Err(format!("a ground term has no variables, found `{s}`")),
+        s if s.starts_with('?') && variables == Variables::Refused => {
+            Err(format!("a ground term has no variables, found `{s}`"))
+        }
         s => Ok(GroundTerm::Const(s.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GroundTerm;
+
+    #[test]
+    fn variables_only_in_patterns() {
+        let text = "(cell ?r 1) step";
+        assert!(GroundTerm::parse_sequence(text).is_err());
+        let terms = GroundTerm::parse_pattern_sequence(text).unwrap();
+        let shown: Vec<String> = terms.iter().map(|t| t.to_string()).collect();
+        assert_eq!(shown, ["(cell ?r 1)", "step"]);
     }
 }

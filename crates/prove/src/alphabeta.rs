@@ -7,10 +7,10 @@
 //! 0 for every role (play that never ends reaches no goal); its value depends on the path, so
 //! results on cyclic games are approximate (graph history interaction).
 
-use crate::model::{check_roles, Expander, GameModel, Unsupported};
+use crate::model::{check_roles, GameModel, Unsupported};
 use crate::question::Question;
 use crate::search::{Budget, Config, Outcome, SearchResult, Stats, StopReason};
-use crate::table::{FxHashSet, Table};
+use crate::table::{Table, TableSearch};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Bound {
@@ -35,14 +35,9 @@ type Scored = (i32, [u8; 2]);
 const REPETITION: Scored = (0, [0; 2]);
 
 struct AlphaBeta<'a, M: GameModel, F> {
-    model: &'a M,
-    expander: Expander<'a, M>,
+    core: TableSearch<'a, M, Entry>,
     maximiser: usize,
     leaf: F,
-    table: Table<M::State, Entry>,
-    path: FxHashSet<M::State>,
-    budget: Budget<'a>,
-    stop: Option<StopReason>,
 }
 
 /// The goals of every role (at most two) in `state`.
@@ -61,14 +56,17 @@ impl<'a, M: GameModel, F: Fn(&M, &M::State) -> i32> AlphaBeta<'a, M, F> {
         mut alpha: i32,
         mut beta: i32,
     ) -> Result<Scored, Unsupported> {
-        if self.model.is_terminal(state) {
-            return Ok(((self.leaf)(self.model, state), goals(self.model, state)));
+        if self.core.model.is_terminal(state) {
+            return Ok((
+                (self.leaf)(self.core.model, state),
+                goals(self.core.model, state),
+            ));
         }
-        if self.path.contains(state) {
+        if self.core.path.contains(state) {
             return Ok(REPETITION);
         }
         let mut first = 0;
-        if let Some((entry, _)) = self.table.get(state) {
+        if let Some((entry, _)) = self.core.table.get(state) {
             let stored = (entry.score, entry.goals);
             match entry.bound {
                 Bound::Exact => return Ok(stored),
@@ -80,16 +78,17 @@ impl<'a, M: GameModel, F: Fn(&M, &M::State) -> i32> AlphaBeta<'a, M, F> {
             first = entry.best as usize;
         }
         if let Err(reason) = self
+            .core
             .budget
-            .check(self.table.len() as u64, self.table.bytes())
+            .check(self.core.table.len() as u64, self.core.table.bytes())
         {
-            self.stop = Some(reason);
+            self.core.stop = Some(reason);
             return Ok((alpha, [0; 2]));
         }
-        let work_before = self.budget.expanded;
-        self.budget.expanded += 1;
+        let work_before = self.core.budget.expanded;
+        self.core.budget.expanded += 1;
         let mut successors = Vec::new();
-        let control = self.expander.successors(state, &mut successors)?;
+        let control = self.core.expander.successors(state, &mut successors)?;
         let maximising = !control.is_and(self.maximiser);
         if first >= successors.len() {
             first = 0;
@@ -97,7 +96,7 @@ impl<'a, M: GameModel, F: Fn(&M, &M::State) -> i32> AlphaBeta<'a, M, F> {
         let (window_alpha, window_beta) = (alpha, beta);
         let mut best: Scored = (if maximising { i32::MIN } else { i32::MAX }, [0; 2]);
         let mut best_index = first;
-        self.path.insert(state.clone());
+        self.core.path.insert(state.clone());
         for k in 0..successors.len() {
             // The table's best move first, then the others in move order.
             let i = match k {
@@ -106,7 +105,7 @@ impl<'a, M: GameModel, F: Fn(&M, &M::State) -> i32> AlphaBeta<'a, M, F> {
                 k => k,
             };
             let scored = self.search(&successors[i], alpha, beta)?;
-            if self.stop.is_some() {
+            if self.core.stop.is_some() {
                 break;
             }
             if maximising {
@@ -124,8 +123,8 @@ impl<'a, M: GameModel, F: Fn(&M, &M::State) -> i32> AlphaBeta<'a, M, F> {
                 break;
             }
         }
-        self.path.remove(state);
-        if self.stop.is_some() {
+        self.core.path.remove(state);
+        if self.core.stop.is_some() {
             return Ok(best);
         }
         let bound = if best.0 <= window_alpha {
@@ -141,8 +140,8 @@ impl<'a, M: GameModel, F: Fn(&M, &M::State) -> i32> AlphaBeta<'a, M, F> {
             bound,
             best: best_index as u32,
         };
-        let work = self.budget.expanded - work_before;
-        self.table.store(state.clone(), work, entry);
+        let work = self.core.budget.expanded - work_before;
+        self.core.table.store(state.clone(), work, entry);
         Ok(best)
     }
 }
@@ -164,19 +163,13 @@ pub(crate) fn minimax<M: GameModel, F: Fn(&M, &M::State) -> i32>(
     };
     let limits = config.limits_beside_the_table();
     let mut search = AlphaBeta {
-        model,
-        expander: Expander::new(model),
+        core: TableSearch::new(model, capacity, &limits),
         maximiser,
         leaf,
-        table: Table::new(capacity),
-        path: FxHashSet::default(),
-        budget: Budget::new(&limits),
-        stop: None,
     };
     let scored = search.search(root, low, high)?;
-    search.budget.peak = search.budget.peak.max(search.table.len() as u64);
-    let stats = search.budget.stats(None);
-    Ok(match search.stop {
+    let stats = search.core.stats(None);
+    Ok(match search.core.stop {
         Some(reason) => (Err(reason), stats),
         None => (Ok(scored), stats),
     })

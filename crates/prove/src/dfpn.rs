@@ -17,12 +17,12 @@
 //! visit and never stored; values that depended on it are stored anyway. This is exact for
 //! acyclic games (GDL games normally are) and a pragmatic approximation for cyclic ones.
 
-use crate::model::{check_roles, Expander, GameModel, Unsupported};
+use crate::model::{check_roles, GameModel, Unsupported};
 use crate::question::Question;
 use crate::search::{
     add, combine, solution_size, Budget, Config, Init, Outcome, SearchResult, StopReason, INF,
 };
-use crate::table::{FxHashSet, Table};
+use crate::table::{Table, TableSearch};
 
 #[derive(Clone, Copy)]
 struct Entry {
@@ -41,35 +41,30 @@ struct Child<S> {
 }
 
 struct DfPn<'a, M: GameModel, Q> {
-    model: &'a M,
+    core: TableSearch<'a, M, Entry>,
     question: &'a Q,
     config: &'a Config,
     attacker: usize,
-    expander: Expander<'a, M>,
-    table: Table<M::State, Entry>,
-    path: FxHashSet<M::State>,
-    budget: Budget<'a>,
-    stop: Option<StopReason>,
 }
 
 impl<'a, M: GameModel, Q: Question<M>> DfPn<'a, M, Q> {
     /// The current numbers of the successor `state` of a node being expanded.
     fn child(&mut self, state: M::State) -> Result<Child<M::State>, Unsupported> {
-        let (pn, dn, size, fixed) = if self.model.is_terminal(&state) {
-            if self.question.holds(self.model, &state) {
+        let (pn, dn, size, fixed) = if self.core.model.is_terminal(&state) {
+            if self.question.holds(self.core.model, &state) {
                 (0, INF, 1, true)
             } else {
                 (INF, 0, 1, true)
             }
-        } else if self.path.contains(&state) {
+        } else if self.core.path.contains(&state) {
             (INF, 0, 1, true)
-        } else if let Some((entry, _)) = self.table.get(&state) {
+        } else if let Some((entry, _)) = self.core.table.get(&state) {
             (entry.pn, entry.dn, entry.size, false)
         } else {
             let (pn, dn) = match self.config.init {
                 Init::Unit => (1, 1),
                 Init::Mobility => {
-                    let (control, moves) = self.expander.mobility(&state)?;
+                    let (control, moves) = self.core.expander.mobility(&state)?;
                     if control.is_and(self.attacker) {
                         (moves as u64, 1)
                     } else {
@@ -102,27 +97,27 @@ impl<'a, M: GameModel, Q: Question<M>> DfPn<'a, M, Q> {
     /// Multiple-iterative deepening at the non-terminal `state`, not on the path, until its
     /// numbers reach a threshold. Returns its final (pn, dn, size).
     fn mid(&mut self, state: &M::State, th_pn: u64, th_dn: u64) -> Result<Entry, Unsupported> {
-        let previous = self.table.get(state);
+        let previous = self.core.table.get(state);
         if let Some((entry, _)) = previous {
             if entry.pn >= th_pn || entry.dn >= th_dn {
                 return Ok(entry);
             }
         }
-        let bytes = self.table.bytes();
-        if let Err(reason) = self.budget.check(self.table.len() as u64, bytes) {
-            self.stop = Some(reason);
+        let bytes = self.core.table.bytes();
+        if let Err(reason) = self.core.budget.check(self.core.table.len() as u64, bytes) {
+            self.core.stop = Some(reason);
             return Ok(Entry {
                 pn: 1,
                 dn: 1,
                 size: 0,
             });
         }
-        let work_before = self.budget.expanded;
-        self.budget.expanded += 1;
+        let work_before = self.core.budget.expanded;
+        self.core.budget.expanded += 1;
         let mut successors = Vec::new();
-        let control = self.expander.successors(state, &mut successors)?;
+        let control = self.core.expander.successors(state, &mut successors)?;
         // On the path before its children are classified, so that a move back to it repeats.
-        self.path.insert(state.clone());
+        self.core.path.insert(state.clone());
         let and = control.is_and(self.attacker);
         let mut children = Vec::with_capacity(successors.len());
         for successor in successors {
@@ -132,12 +127,12 @@ impl<'a, M: GameModel, Q: Question<M>> DfPn<'a, M, Q> {
         let (mut pn, mut dn);
         loop {
             for child in children.iter_mut().filter(|c| !c.fixed) {
-                if let Some((entry, _)) = self.table.get(&child.state) {
+                if let Some((entry, _)) = self.core.table.get(&child.state) {
                     (child.pn, child.dn, child.size) = (entry.pn, entry.dn, entry.size);
                 }
             }
             (pn, dn) = combine(and, weak, children.iter().map(|c| (c.pn, c.dn)));
-            if pn >= th_pn || dn >= th_dn || self.stop.is_some() {
+            if pn >= th_pn || dn >= th_dn || self.core.stop.is_some() {
                 break;
             }
             // The most-proving child: least pn at OR, least dn at AND; `second` is the runner-up.
@@ -180,20 +175,20 @@ impl<'a, M: GameModel, Q: Question<M>> DfPn<'a, M, Q> {
             let child = &mut children[best];
             (child.pn, child.dn, child.size) = (entry.pn, entry.dn, entry.size);
         }
-        self.path.remove(state);
+        self.core.path.remove(state);
         let size = if pn == 0 || dn == 0 {
             solution_size(and, pn == 0, children.iter().map(|c| (c.pn, c.dn, c.size)))
         } else {
             0
         };
         let entry = Entry { pn, dn, size };
-        let work = previous.map_or(0, |(_, work)| work) + (self.budget.expanded - work_before);
-        self.table.store(state.clone(), work, entry);
+        let work = previous.map_or(0, |(_, work)| work) + (self.core.budget.expanded - work_before);
+        self.core.table.store(state.clone(), work, entry);
         Ok(entry)
     }
 }
 
-/// Depth-first proof-number search: the same question as [`pn`](crate::pn), answered with a
+/// Depth-first proof-number search: the same question as proof-number search ([`Algo::Pn`](crate::Algo::Pn)), answered with a
 /// transposition table of at most [`Config::tt_capacity`] entries instead of an explicit tree.
 ///
 /// The table is also capped by [`Limits::max_memory_bytes`](crate::Limits::max_memory_bytes):
@@ -227,28 +222,22 @@ pub fn dfpn<M: GameModel, Q: Question<M>>(
     };
     let limits = config.limits_beside_the_table();
     let mut search = DfPn {
-        model,
+        core: TableSearch::new(model, capacity, &limits),
         question,
         config,
         attacker: question.attacker(),
-        expander: Expander::new(model),
-        table: Table::new(capacity),
-        path: FxHashSet::default(),
-        budget: Budget::new(&limits),
-        stop: None,
     };
     let entry = search.mid(root, INF, INF)?;
-    search.budget.peak = search.budget.peak.max(search.table.len() as u64);
     let outcome = if entry.pn == 0 {
         Outcome::Proved
     } else if entry.dn == 0 {
         Outcome::Disproved
     } else {
-        Outcome::Stopped(search.stop.unwrap_or(StopReason::NodeLimit))
+        Outcome::Stopped(search.core.stop.unwrap_or(StopReason::NodeLimit))
     };
     let proof_size = (entry.pn == 0 || entry.dn == 0).then_some(entry.size);
     Ok(SearchResult {
         outcome,
-        stats: search.budget.stats(proof_size),
+        stats: search.core.stats(proof_size),
     })
 }

@@ -8,7 +8,7 @@
 //!
 //! A [`Question`] asks whether a role can force a terminal state with some property:
 //! [`AtLeast`] (`goal >= v`), [`Beats`] (`goal > other goal`) or any [`Predicate`]. It is
-//! answered by [`pn`], [`pn2`], [`dfpn`] or alpha-beta through [`prove`] with an [`Algo`], under
+//! answered by proof-number search, PN², [`dfpn`] or alpha-beta through [`prove`] with an [`Algo`], under
 //! the [`Limits`] and tuning of a [`Config`], giving a [`SearchResult`]: an [`Outcome`] (proved,
 //! disproved, or stopped with a [`StopReason`]) and [`Stats`]. [`solve_value`] finds the best
 //! goal a role can force by a sequence of boolean searches; [`alphabeta`] computes the goals
@@ -48,7 +48,6 @@ mod value;
 pub use alphabeta::{alphabeta, AlphaBetaResult, Evaluation};
 pub use dfpn::dfpn;
 pub use model::{GameModel, Unsupported};
-pub use pn::{pn, pn2};
 pub use question::{AtLeast, Beats, Predicate, Question};
 pub use search::{
     Algo, Config, Init, Limits, Outcome, ParseAlgoError, Pn2Limit, SearchResult, Stats, StopReason,

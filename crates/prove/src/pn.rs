@@ -462,7 +462,18 @@ impl<'a, M: GameModel, Q: Question<M>> Tree<'a, M, Q> {
     }
 }
 
-fn search<M: GameModel, Q: Question<M>>(
+/// Proof-number search ([`Algo::Pn`](crate::Algo::Pn)): can `question.attacker()` force a
+/// terminal state where the question holds, starting from `root`?
+///
+/// Keeps the whole explicit DAG (one node per state) in memory, descends to the most-proving
+/// node, expands it, evaluates terminal children at once and updates all ancestors, stopping
+/// early where the numbers do not change.
+///
+/// With `two_level`, PN² ([`Algo::Pn2`](crate::Algo::Pn2)): the leaves are evaluated by a
+/// second-level proof-number search of at most [`Config::pn2_limit`] nodes, and only the
+/// second-level root's children are kept. That uses far less memory for a few times more
+/// expansions.
+pub(crate) fn proof_number_search<M: GameModel, Q: Question<M>>(
     model: &M,
     root: &M::State,
     question: &Q,
@@ -489,32 +500,4 @@ fn search<M: GameModel, Q: Question<M>>(
             stats: budget.stats(None),
         },
     })
-}
-
-/// Proof-number search: can `question.attacker()` force a terminal state where the question
-/// holds, starting from `root`?
-///
-/// Keeps the whole explicit DAG (one node per state) in memory, descends to the most-proving
-/// node, expands it, evaluates terminal children at once and updates all ancestors, stopping
-/// early where the numbers do not change.
-pub fn pn<M: GameModel, Q: Question<M>>(
-    model: &M,
-    root: &M::State,
-    question: &Q,
-    config: &Config,
-) -> Result<SearchResult, Unsupported> {
-    search(model, root, question, config, false)
-}
-
-/// PN²: proof-number search whose leaves are evaluated by a second-level proof-number search
-/// of at most [`Config::pn2_limit`] nodes; only the second-level root's children are kept.
-///
-/// Uses far less memory than [`pn`] for a few times more expansions.
-pub fn pn2<M: GameModel, Q: Question<M>>(
-    model: &M,
-    root: &M::State,
-    question: &Q,
-    config: &Config,
-) -> Result<SearchResult, Unsupported> {
-    search(model, root, question, config, true)
 }

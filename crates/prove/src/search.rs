@@ -18,9 +18,10 @@ pub(crate) fn add(a: u64, b: u64) -> u64 {
 /// A search algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Algo {
-    /// Proof-number search over an explicit DAG ([`pn`](crate::pn)).
+    /// Proof-number search over an explicit DAG, kept whole in memory.
     Pn,
-    /// Two-level proof-number search ([`pn2`](crate::pn2)).
+    /// Two-level proof-number search (PN²): far less memory than [`Algo::Pn`] for a few times
+    /// more expansions.
     Pn2,
     /// Depth-first proof-number search with a bounded table ([`dfpn`](crate::dfpn)).
     DfPn,

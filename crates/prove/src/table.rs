@@ -3,6 +3,9 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
+use crate::model::{Expander, GameModel};
+use crate::search::{Budget, Limits, Stats, StopReason};
+
 /// The multiply-rotate hash of rustc (FxHash) with a final mix, so that high bits are usable.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct FxHasher {
@@ -206,6 +209,45 @@ impl<S: Hash + Eq, V: Copy> Table<S, V> {
                 self.evict(hash, slot);
             }
         }
+    }
+}
+
+/// What the depth-first searches with a transposition table (df-pn, alpha-beta) share: the
+/// game and its expander, the table, the states on the current path (a repetition is scored,
+/// never searched), the budget, and why the search stopped early.
+pub(crate) struct TableSearch<'a, M: GameModel, V> {
+    /// The game.
+    pub(crate) model: &'a M,
+    /// Legal joint moves and successors of a state.
+    pub(crate) expander: Expander<'a, M>,
+    /// The transposition table.
+    pub(crate) table: Table<M::State, V>,
+    /// The states on the current path from the root.
+    pub(crate) path: FxHashSet<M::State>,
+    /// Expansions, peak memory and the limits.
+    pub(crate) budget: Budget<'a>,
+    /// Set when a limit stopped the search.
+    pub(crate) stop: Option<StopReason>,
+}
+
+impl<'a, M: GameModel, V: Copy> TableSearch<'a, M, V> {
+    /// A search of `model` with a table of `capacity` entries within `limits` (those beside
+    /// the table: [`Config::limits_beside_the_table`](crate::Config)).
+    pub(crate) fn new(model: &'a M, capacity: usize, limits: &'a Limits) -> Self {
+        TableSearch {
+            model,
+            expander: Expander::new(model),
+            table: Table::new(capacity),
+            path: FxHashSet::default(),
+            budget: Budget::new(limits),
+            stop: None,
+        }
+    }
+
+    /// The statistics at the end of the search, the table's entries counted in the peak.
+    pub(crate) fn stats(&mut self, proof_size: Option<u64>) -> Stats {
+        self.budget.peak = self.budget.peak.max(self.table.len() as u64);
+        self.budget.stats(proof_size)
     }
 }
 

@@ -3,7 +3,7 @@
 use crate::alphabeta::{minimax, prove_alphabeta};
 use crate::dfpn::dfpn;
 use crate::model::{check_roles, GameModel, Unsupported};
-use crate::pn::{pn, pn2};
+use crate::pn::proof_number_search;
 use crate::question::{AtLeast, Question};
 use crate::search::{Algo, Config, Outcome, SearchResult, Stats, StopReason};
 use serde::{Deserialize, Serialize};
@@ -18,8 +18,8 @@ pub fn prove<M: GameModel, Q: Question<M>>(
     config: &Config,
 ) -> Result<SearchResult, Unsupported> {
     match algo {
-        Algo::Pn => pn(model, root, question, config),
-        Algo::Pn2 => pn2(model, root, question, config),
+        Algo::Pn => proof_number_search(model, root, question, config, false),
+        Algo::Pn2 => proof_number_search(model, root, question, config, true),
         Algo::DfPn => dfpn(model, root, question, config),
         Algo::AlphaBeta => prove_alphabeta(model, root, question, config),
     }

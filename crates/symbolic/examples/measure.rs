@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use symgame_bdd::{Backend, EngineConfig};
 use symgame_symbolic::{
-    reach_with_backend, Encoding, EncodingKind, Limits, Order, SymbolicOptions,
+    Encoding, EncodingKind, Limits, Order, ReachJob, ReachStats, Setup, SymbolicOptions,
 };
 
 fn main() {
@@ -66,19 +66,24 @@ fn main() {
         enc.groups().len()
     );
     let mut shown = 0;
-    let st = reach_with_backend(&game, backend, &cfg, &opts, &limits, |s| {
-        for (k, l) in s.layers.iter().enumerate().skip(shown) {
-            eprintln!(
-                "layer {k:3} states {:>14} terminal {:>12} nodes {:>10} t {:8.2}s",
-                l.states, l.terminal, l.nodes, l.seconds
-            );
-        }
-        shown = s.layers.len();
-        if shown >= max_layers {
-            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
-    })
-    .unwrap();
+    let setup = Setup::new(&game, backend, &cfg, &opts);
+    let st = setup
+        .run(ReachJob {
+            limits: &limits,
+            progress: |s: &ReachStats| {
+                for (k, l) in s.layers.iter().enumerate().skip(shown) {
+                    eprintln!(
+                        "layer {k:3} states {:>14} terminal {:>12} nodes {:>10} t {:8.2}s",
+                        l.states, l.terminal, l.nodes, l.seconds
+                    );
+                }
+                shown = s.layers.len();
+                if shown >= max_layers {
+                    cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+            },
+        })
+        .unwrap();
     println!(
         "{} {backend} {:?}/{:?} cluster {} tcluster {}: states {} terminal {} layers {} partitions {} reached_nodes {} time {:.2}s stopped {:?}",
         path.display(),

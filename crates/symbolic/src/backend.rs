@@ -1,6 +1,7 @@
 //! Running a search on the BDD engine a [`Backend`] names: the one place that creates the
 //! engine, compiles the game in it ([`SymbolicGame::new`]) and hands the compiled game to the
-//! search ([`GameJob`]). The `*_with_backend` entry points of the searches go through it.
+//! search ([`GameJob`]). Every search that picks its engine at run time goes through
+//! [`Setup::run`].
 
 use symgame_bdd::{Backend, BddEngine, EngineConfig, EngineJob};
 use symgame_ground::GroundGame;
@@ -11,26 +12,58 @@ use crate::game::SymbolicGame;
 use crate::options::SymbolicOptions;
 
 /// A search to run on a compiled game, on whichever engine the backend creates, returning `T`
-/// or the error `Er` (which a failed compilation or engine creation converts into).
-pub(crate) trait GameJob<T, Er> {
+/// or the error `Er` (which a failed compilation or engine creation converts into): e.g.
+/// [`ReachJob`](crate::ReachJob) or [`SolveJob`](crate::SolveJob).
+pub trait GameJob<T, Er> {
     /// Runs the search on `g`.
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<T, Er>;
 }
 
-/// The job of a search that takes its parameters and a progress callback (reachability,
-/// solving): each search implements [`GameJob`] for its own parameter type `P`.
-pub(crate) struct WithProgress<'a, P, F> {
-    /// The search's parameters.
-    pub(crate) params: &'a P,
-    /// Called as the search goes on.
-    pub(crate) progress: F,
+/// The set-up of a search on an engine chosen at run time: the game, its encoding, the BDD
+/// engine and how the game is compiled.
+pub struct Setup<'a> {
+    /// The ground game.
+    pub game: &'a GroundGame,
+    /// Its encoding (the caller may need it too, e.g. for the fingerprint of solution files).
+    pub encoding: Encoding,
+    /// The BDD engine.
+    pub backend: Backend,
+    /// The engine's parameters.
+    pub config: &'a EngineConfig,
+    /// How the game is compiled.
+    pub opts: &'a SymbolicOptions,
 }
 
-/// The engine job: compile `game` with `encoding`, then run `job` on it.
+impl<'a> Setup<'a> {
+    /// The set-up with the encoding `opts` asks for ([`Encoding::with_options`]).
+    pub fn new(
+        game: &'a GroundGame,
+        backend: Backend,
+        config: &'a EngineConfig,
+        opts: &'a SymbolicOptions,
+    ) -> Setup<'a> {
+        Setup {
+            game,
+            encoding: Encoding::with_options(game, opts),
+            backend,
+            config,
+            opts,
+        }
+    }
+
+    /// Creates an engine of the backend with the encoding's variables, compiles the game in
+    /// it and runs `job`.
+    pub fn run<T, Er: From<SymbolicError>>(self, job: impl GameJob<T, Er>) -> Result<T, Er> {
+        let n = self.encoding.num_vars();
+        let (backend, config) = (self.backend, self.config);
+        let job = Compiled { setup: self, job };
+        backend.run(n, config, job).map_err(SymbolicError::from)?
+    }
+}
+
+/// The engine job: compile the game, then run `job` on it.
 struct Compiled<'a, J> {
-    game: &'a GroundGame,
-    encoding: Encoding,
-    opts: &'a SymbolicOptions,
+    setup: Setup<'a>,
     job: J,
 }
 
@@ -39,27 +72,13 @@ where
     Er: From<SymbolicError>,
 {
     fn run<E: BddEngine>(self, engine: E) -> Result<T, Er> {
-        let g = SymbolicGame::new(&engine, self.game, self.encoding, self.opts)?;
+        let Setup {
+            game,
+            encoding,
+            opts,
+            ..
+        } = self.setup;
+        let g = SymbolicGame::new(&engine, game, encoding, opts)?;
         self.job.run(&g)
     }
-}
-
-/// Creates an engine of `backend` with the encoding's variables, compiles `game` in it and
-/// runs `job`.
-pub(crate) fn run_compiled<T, Er: From<SymbolicError>>(
-    game: &GroundGame,
-    encoding: Encoding,
-    backend: Backend,
-    config: &EngineConfig,
-    opts: &SymbolicOptions,
-    job: impl GameJob<T, Er>,
-) -> Result<T, Er> {
-    let n = encoding.num_vars();
-    let job = Compiled {
-        game,
-        encoding,
-        opts,
-        job,
-    };
-    backend.run(n, config, job).map_err(SymbolicError::from)?
 }

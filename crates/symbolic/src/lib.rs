@@ -15,8 +15,8 @@
 //! * [`plan`] (optimal plans by BFS, bidirectional BFS, Dijkstra with action costs
 //!   ([`Costs`]) or BDDA* ([`Algorithm`]) with symbolic pattern databases
 //!   ([`PatternDatabase`], [`Heuristic`], automatic [`select_pattern`]); [`PlanOutcome`]);
-//! * runtime entries [`reach_with_backend`], [`shortest_path_with_backend`] and
-//!   [`plan_with_backend`] that pick the engine by [`symgame_bdd::Backend`].
+//! * runtime entries that pick the engine by [`symgame_bdd::Backend`]: [`Setup::run`] with
+//!   [`ReachJob`] or [`SolveJob`], [`shortest_path_with_backend`] and [`plan_with_backend`].
 //!
 //! # Encoding invariants
 //!
@@ -65,6 +65,7 @@ mod profile;
 mod reach;
 mod solve;
 
+pub use backend::{GameJob, Setup};
 pub use compile::JointMove;
 pub use encoding::{Encoding, FluentGroup};
 pub use error::SymbolicError;
@@ -83,10 +84,7 @@ pub use plan::select::{pattern_order, select_pattern, Selection};
 pub use plan::spec::parse_pattern;
 pub use plan::{plan, plan_with_backend};
 pub use profile::{Phase, SetupLog};
-pub use reach::{
-    reach, reach_count, reach_encoded, reach_until, reach_with_backend, LayerStats, Reach,
-    ReachStats,
-};
+pub use reach::{reach, reach_count, reach_until, LayerStats, Reach, ReachJob, ReachStats};
 pub use solve::error::SolveError;
 pub use solve::files::{
     fingerprint, layer_file_name, read_manifest, read_stored, write_atomic, write_manifest_file,
@@ -98,5 +96,5 @@ pub use solve::solution::{read_solution, Solution};
 pub use solve::stats::{GameKind, MoverCounts, SolveLayerStats, SolveStats};
 pub use solve::value::{preference, Solved, SolvedLayer, ValueClass};
 pub use solve::whole::security_values;
-pub use solve::{solve, solve_encoded, solve_with_backend};
+pub use solve::{solve, SolveJob};
 pub use symgame_limits::{Limits, StopReason};

@@ -7,9 +7,8 @@ use symgame_bdd::{Backend, BddEngine, EngineConfig};
 use symgame_ground::GroundGame;
 use symgame_limits::{Guard, Limits, StopReason};
 
-use crate::backend::{run_compiled, GameJob};
+use crate::backend::{GameJob, Setup};
 use crate::compile::JointMove;
-use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::game::{goal_states, SymbolicGame};
 use crate::interrupt::{union_guarded, Interrupt};
@@ -273,16 +272,15 @@ pub fn shortest_path_with_backend(
     let role_index = game
         .find_role(role)
         .ok_or_else(|| SymbolicError::UnknownRole(role.to_string()))?;
-    let encoding = Encoding::with_options(game, opts);
     let job = PathJob {
         limits,
         role: role_index,
         value,
     };
-    run_compiled(game, encoding, backend, config, opts, job)
+    Setup::new(game, backend, config, opts).run(job)
 }
 
-/// [`shortest_path`] to the states where a role gets a value, as a job for [`run_compiled`].
+/// [`shortest_path`] to the states where a role gets a value, as a job for [`Setup::run`].
 struct PathJob<'a> {
     limits: &'a Limits,
     role: usize,

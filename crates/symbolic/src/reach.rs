@@ -4,18 +4,15 @@
 
 use num_bigint::BigUint;
 use serde::{Deserialize, Serialize};
-use symgame_bdd::{Backend, BddEngine, BddError, EngineConfig};
-use symgame_ground::GroundGame;
+use symgame_bdd::{BddEngine, BddError};
 use symgame_limits::{Guard, Limits, StopReason};
 
-use crate::backend::{run_compiled, GameJob, WithProgress};
+use crate::backend::GameJob;
 use crate::decimal;
 use crate::disjunction::or_all;
-use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
 use crate::interrupt::Interrupt;
-use crate::options::SymbolicOptions;
 
 /// One breadth-first layer.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -385,41 +382,17 @@ fn reach_impl<E: BddEngine>(
     }
 }
 
-/// Symbolic BFS ([`reach_count`]) of `game` on the engine `backend`: builds the encoding
-/// `opts` asks for ([`Encoding::with_options`]), compiles the game and returns the layer
-/// statistics. `progress` is called after each layer.
-pub fn reach_with_backend(
-    game: &GroundGame,
-    backend: Backend,
-    config: &EngineConfig,
-    opts: &SymbolicOptions,
-    limits: &Limits,
-    progress: impl FnMut(&ReachStats),
-) -> Result<ReachStats, SymbolicError> {
-    let encoding = Encoding::with_options(game, opts);
-    reach_encoded(game, encoding, backend, config, opts, limits, progress)
+/// Symbolic BFS ([`reach_count`]) as a search for [`Setup::run`](crate::Setup::run): on an
+/// engine chosen at run time, with `limits`; `progress` is called after each layer.
+pub struct ReachJob<'a, F> {
+    /// The limits of the search.
+    pub limits: &'a Limits,
+    /// Called after each layer.
+    pub progress: F,
 }
 
-/// [`reach_with_backend`] with an encoding built by the caller.
-pub fn reach_encoded(
-    game: &GroundGame,
-    encoding: Encoding,
-    backend: Backend,
-    config: &EngineConfig,
-    opts: &SymbolicOptions,
-    limits: &Limits,
-    progress: impl FnMut(&ReachStats),
-) -> Result<ReachStats, SymbolicError> {
-    let job = WithProgress {
-        params: limits,
-        progress,
-    };
-    run_compiled(game, encoding, backend, config, opts, job)
-}
-
-/// [`reach_count`] as a job for [`run_compiled`].
-impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for WithProgress<'_, Limits, F> {
+impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for ReachJob<'_, F> {
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<ReachStats, SymbolicError> {
-        Ok(reach_count(g, self.params, self.progress))
+        Ok(reach_count(g, self.limits, self.progress))
     }
 }

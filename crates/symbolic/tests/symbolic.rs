@@ -9,7 +9,7 @@ use symgame_bdd::{Backend, BddEngine, BiodivineEngine, EngineConfig, OxiddEngine
 use symgame_explicit::{explore, Limits, Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    reach, reach_with_backend, shortest_path_within, Encoding, EncodingKind, Order, ReachStats,
+    reach, shortest_path_within, Encoding, EncodingKind, Order, ReachJob, ReachStats, Setup,
     SymbolicGame, SymbolicOptions,
 };
 use symgame_testkit::{corpus_game, load, load_game, root, Expect, ExplicitGraph};
@@ -23,7 +23,9 @@ fn reach_within(
     limits: &Limits,
 ) -> ReachStats {
     let config = EngineConfig::small();
-    reach_with_backend(game, backend, &config, opts, limits, |_| {}).unwrap()
+    let setup = Setup::new(game, backend, &config, opts);
+    let progress = |_: &ReachStats| {};
+    setup.run(ReachJob { limits, progress }).unwrap()
 }
 
 fn symbolic_layers(game: &GroundGame, backend: Backend, opts: &SymbolicOptions) -> ReachStats {
@@ -229,15 +231,15 @@ fn connect4_6x5_count_heavy() {
         goals: false,
         ..Default::default()
     };
-    let st = reach_with_backend(
-        &game,
-        Backend::Oxidd,
-        &config,
-        &opts,
-        &Limits::default(),
-        |_| {},
-    )
-    .unwrap();
+    let setup = Setup::new(&game, Backend::Oxidd, &config, &opts);
+    let limits = Limits::default();
+    let progress = |_: &ReachStats| {};
+    let st = setup
+        .run(ReachJob {
+            limits: &limits,
+            progress,
+        })
+        .unwrap();
     assert_eq!(st.stopped, None);
     assert_eq!(st.states, states);
     assert_eq!(st.layers.len(), 31);

@@ -1,5 +1,8 @@
 //! BDD fixtures shared by the engine cross-checks and the kernel benchmarks.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
 use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig, OxiddEngine};
 
 /// One engine of each backend over `num_vars` variables, with the small test configuration.
@@ -9,6 +12,21 @@ pub fn engine_pair(num_vars: u32) -> (BiodivineEngine, OxiddEngine) {
         BiodivineEngine::new(num_vars, &cfg).expect("a biodivine engine"),
         OxiddEngine::new(num_vars, &cfg).expect("an oxidd engine"),
     )
+}
+
+/// A pair of engines ([`engine_pair`]) over `num_vars` variables, made once per process and
+/// shared by the tests that ask for that many: an engine is costly to create (oxidd reserves
+/// its tables), and many property-test cases run on the same pair.
+pub fn shared_engine_pair(num_vars: u32) -> &'static (BiodivineEngine, OxiddEngine) {
+    type Pairs = HashMap<u32, &'static (BiodivineEngine, OxiddEngine)>;
+    static PAIRS: OnceLock<Mutex<Pairs>> = OnceLock::new();
+    let mut pairs = PAIRS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    pairs
+        .entry(num_vars)
+        .or_insert_with(|| Box::leak(Box::new(engine_pair(num_vars))))
 }
 
 /// The n-queens constraint over `n * n` variables (variable `r * n + c` is the square of row

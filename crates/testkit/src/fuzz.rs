@@ -15,6 +15,62 @@ use symgame_ground::GroundOptions;
 /// The corpus games the default (quick) fuzz test mutates when the corpus is present.
 pub const QUICK_CORPUS_GAMES: [&str; 4] = ["ticTacToe.kif", "nim1.kif", "buttons.kif", "maze.kif"];
 
+/// The command line of a fuzz harness (`examples/fuzz_*.rs`): `--seed S`, `--iterations N`
+/// and the harness's own switches.
+#[derive(Clone, Debug)]
+pub struct HarnessArgs {
+    /// The PRNG seed (default 1).
+    pub seed: u64,
+    /// How many mutants to run.
+    pub iterations: usize,
+    /// The switches given, from those the harness accepts.
+    pub switches: Vec<&'static str>,
+}
+
+impl HarnessArgs {
+    /// Reads the process's arguments for the harness `name`, which runs `iterations` mutants
+    /// unless told otherwise and accepts `switches` besides `--seed` and `--iterations`. A bad
+    /// command line prints the usage and exits with code 2.
+    pub fn parse(name: &str, iterations: usize, switches: &[&'static str]) -> HarnessArgs {
+        let mut out = HarnessArgs {
+            seed: 1,
+            iterations,
+            switches: Vec::new(),
+        };
+        let mut args = std::env::args().skip(1);
+        while let Some(a) = args.next() {
+            let mut value = || {
+                args.next()
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .unwrap_or_else(|| {
+                        harness_usage(name, switches, &format!("{a} needs a number"))
+                    })
+            };
+            match a.as_str() {
+                "--seed" => out.seed = value(),
+                "--iterations" => out.iterations = value() as usize,
+                s => match switches.iter().find(|&&w| w == s) {
+                    Some(w) => out.switches.push(w),
+                    None => harness_usage(name, switches, &format!("unknown argument `{a}`")),
+                },
+            }
+        }
+        out
+    }
+
+    /// Whether `switch` was given.
+    pub fn has(&self, switch: &str) -> bool {
+        self.switches.contains(&switch)
+    }
+}
+
+/// Prints what is wrong with a harness's command line and its usage; exits with code 2.
+fn harness_usage(name: &str, switches: &[&str], msg: &str) -> ! {
+    let optional: String = switches.iter().map(|s| format!(" [{s}]")).collect();
+    eprintln!("{name}: {msg}\nusage: {name} [--seed S] [--iterations N]{optional}");
+    std::process::exit(2);
+}
+
 /// SplitMix64: a tiny, deterministic pseudo-random generator (same seed, same mutants).
 #[derive(Clone, Debug)]
 pub struct Rng(u64);

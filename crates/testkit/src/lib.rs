@@ -14,7 +14,7 @@ pub mod fuzz;
 
 use std::path::{Path, PathBuf};
 
-pub use engines::{engine_pair, queens};
+pub use engines::{engine_pair, queens, shared_engine_pair};
 pub use expect::Expect;
 pub use explicit::{ExplicitGraph, Minimax};
 

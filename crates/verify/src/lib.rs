@@ -50,7 +50,7 @@ mod symbolic;
 
 pub use compare::{compare, Verdict};
 pub use error::Error;
-pub use options::VerifyOptions;
+pub use options::{Sampling, VerifyOptions};
 pub use report::{AlgoTally, Disagreement, Mode, Progress, Report};
 
 use std::time::Instant;

@@ -20,12 +20,8 @@ pub struct VerifyOptions {
     /// Check the solution in this directory (written by `symgame solve --out`) instead of
     /// solving now. It must be complete and made for this game and encoding (fingerprint).
     pub solution: Option<PathBuf>,
-    /// Check every reachable state when there are at most this many; otherwise a sample.
-    pub all_limit: u64,
-    /// The number of reachable states to sample (uniformly, with replacement) in bigger games.
-    pub sample: usize,
-    /// The seed of the sample.
-    pub seed: u64,
+    /// Which reachable states are checked.
+    pub states: Sampling,
     /// The explicit algorithms that answer each checked state, in this order.
     pub algos: Vec<Algo>,
     /// The node limit of each explicit search; a search that reaches it leaves its state
@@ -34,6 +30,28 @@ pub struct VerifyOptions {
     /// Limits of the whole check: the time limit (counted from the call) and the cancel flag
     /// bound the symbolic solve and the explicit searches alike.
     pub limits: Limits,
+}
+
+/// Which reachable states a verification checks: every one in small games, else a seeded
+/// uniform sample (reproducible: the same seed finds a reported disagreement again).
+#[derive(Clone, Debug)]
+pub struct Sampling {
+    /// Check every reachable state when there are at most this many; otherwise a sample.
+    pub all_limit: u64,
+    /// The number of reachable states to sample (uniformly, with replacement) in bigger games.
+    pub size: usize,
+    /// The seed of the sample.
+    pub seed: u64,
+}
+
+impl Default for Sampling {
+    fn default() -> Self {
+        Sampling {
+            all_limit: 20_000,
+            size: 200,
+            seed: 1,
+        }
+    }
 }
 
 impl Default for VerifyOptions {
@@ -46,9 +64,7 @@ impl Default for VerifyOptions {
             },
             symbolic: SymbolicOptions::default(),
             solution: None,
-            all_limit: 20_000,
-            sample: 200,
-            seed: 1,
+            states: Sampling::default(),
             algos: vec![Algo::DfPn, Algo::AlphaBeta],
             search_nodes: 2_000_000,
             limits: Limits::default(),

@@ -83,7 +83,7 @@ impl EngineJob<Result<SymbolicSide, Error>> for Job<'_> {
         }
         let reachable = g.count(&reached);
         let per_role = values_per_role(&g, kind, &classes, &reached, &limits)?;
-        let (mode, states, explicit_states) = if reachable <= BigUint::from(opts.all_limit) {
+        let (mode, states, explicit_states) = if reachable <= BigUint::from(opts.states.all_limit) {
             let all = reachable_states(self.reasoner);
             let n = all.len() as u64;
             (Mode::All, all, Some(n))
@@ -193,8 +193,8 @@ fn sample<E: BddEngine>(
 ) -> Result<Vec<Vec<usize>>, Error> {
     let vars = g.encoding().current_vars();
     let hash = symgame_db::AnyPerfectHash::new(&e.export(reached), vars).map_err(Error::Sample)?;
-    let mut out = Vec::with_capacity(opts.sample);
-    for rank in crate::sample::ranks(reachable, opts.sample, opts.seed) {
+    let mut out = Vec::with_capacity(opts.states.size);
+    for rank in crate::sample::ranks(reachable, opts.states.size, opts.states.seed) {
         let bits = hash
             .unrank(&rank)
             .expect("a rank below the set's size unranks");

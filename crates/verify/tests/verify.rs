@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 use symgame_bdd::Backend;
-use symgame_verify::{verify, Mode, VerifyOptions};
+use symgame_verify::{verify, Mode, Sampling, VerifyOptions};
 
 fn game(name: &str) -> symgame_ground::GroundGame {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../gdl/{name}.kif"));
@@ -33,9 +33,11 @@ fn every_state_agrees_on_both_engines() {
 fn a_sample_is_reproducible_and_reported_as_such() {
     let hanoi = game("hanoi_3");
     let opts = VerifyOptions {
-        all_limit: 0,
-        sample: 25,
-        seed: 7,
+        states: Sampling {
+            all_limit: 0,
+            size: 25,
+            seed: 7,
+        },
         ..VerifyOptions::default()
     };
     let mut seen = 0;

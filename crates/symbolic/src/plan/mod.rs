@@ -43,8 +43,7 @@ use symgame_bdd::{Backend, BddEngine, EngineConfig};
 use symgame_ground::GroundGame;
 use symgame_limits::{Guard, Limits};
 
-use crate::backend::{run_compiled, GameJob};
-use crate::encoding::Encoding;
+use crate::backend::{GameJob, Setup};
 use crate::error::SymbolicError;
 use crate::game::{goal_states, SymbolicGame};
 use crate::options::SymbolicOptions;
@@ -114,7 +113,6 @@ pub fn plan_with_backend(
         goals: true,
         ..opts.clone()
     };
-    let encoding = Encoding::with_options(game, &opts);
     let job = PlanJob {
         game,
         plan,
@@ -122,10 +120,10 @@ pub fn plan_with_backend(
         limits,
         progress,
     };
-    run_compiled(game, encoding, backend, config, &opts, job)
+    Setup::new(game, backend, config, &opts).run(job)
 }
 
-/// The goal set, the heuristic (for A*) and the search, as a job for [`run_compiled`].
+/// The goal set, the heuristic (for A*) and the search, as a job for [`Setup::run`].
 struct PlanJob<'a, F> {
     game: &'a GroundGame,
     plan: &'a PlanOptions,

@@ -2,7 +2,6 @@
 //! `?x` wildcards ([`parse_pattern`]).
 
 use std::collections::HashSet;
-use std::fmt;
 
 use symgame_ground::{GroundGame, GroundTerm};
 
@@ -27,13 +26,13 @@ pub fn parse_pattern(
             group_of[f] = i;
         }
     }
-    let items = parse_items(spec).map_err(PlanError::BadPattern)?;
+    let items = GroundTerm::parse_pattern_sequence(spec).map_err(PlanError::BadPattern)?;
     if items.is_empty() {
         return Err(PlanError::BadPattern("the pattern is empty".into()));
     }
     let mut chosen = HashSet::new();
     for item in &items {
-        if let Item::Atom(a) = item {
+        if let GroundTerm::Const(a) = item {
             if let Ok(i) = a.parse::<usize>() {
                 if i >= groups.len() {
                     return Err(PlanError::BadPattern(format!(
@@ -47,7 +46,7 @@ pub fn parse_pattern(
         }
         let mut any = false;
         for (f, t) in game.fluents.iter().enumerate() {
-            if item.matches_fluent(t) {
+            if matches_fluent(item, t) {
                 any = true;
                 chosen.insert(group_of[f]);
             }
@@ -61,98 +60,27 @@ pub fn parse_pattern(
     Ok(out)
 }
 
-/// A pattern item: a name or variable, or a compound term.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Item {
-    Atom(String),
-    Func(String, Vec<Item>),
-}
-
-impl fmt::Display for Item {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Item::Atom(a) => write!(f, "{a}"),
-            Item::Func(n, args) => {
-                write!(f, "({n}")?;
-                for a in args {
-                    write!(f, " {a}")?;
-                }
-                write!(f, ")")
-            }
-        }
+/// Whether the pattern item `item` selects the fluent `t`: a bare name selects a relation, a
+/// term matches by argument prefix ([`matches`]).
+fn matches_fluent(item: &GroundTerm, t: &GroundTerm) -> bool {
+    match (item, t) {
+        (GroundTerm::Const(a), GroundTerm::Const(c)) => a == c,
+        (GroundTerm::Const(a), GroundTerm::Func(n, _)) => a == n,
+        (GroundTerm::Func(..), _) => matches(item, t),
     }
 }
 
-impl Item {
-    /// As a top-level item: a bare name selects a relation, a term matches by argument prefix.
-    fn matches_fluent(&self, t: &GroundTerm) -> bool {
-        match (self, t) {
-            (Item::Atom(a), GroundTerm::Const(c)) => a == c,
-            (Item::Atom(a), GroundTerm::Func(n, _)) => a == n,
-            (Item::Func(..), _) => self.matches(t),
+/// Whether the pattern argument `item` matches `t`: `?x` matches anything; a term matches a
+/// term with the same name and at least as many arguments, argument by argument.
+fn matches(item: &GroundTerm, t: &GroundTerm) -> bool {
+    match (item, t) {
+        (GroundTerm::Const(a), _) if a.starts_with('?') => true,
+        (GroundTerm::Const(a), GroundTerm::Const(c)) => a == c,
+        (GroundTerm::Func(n, args), GroundTerm::Func(m, targs)) => {
+            n == m
+                && args.len() <= targs.len()
+                && args.iter().zip(targs).all(|(x, y)| matches(x, y))
         }
-    }
-
-    /// As an argument: `?x` matches anything; a term matches a term with the same name and
-    /// at least as many arguments, argument by argument.
-    fn matches(&self, t: &GroundTerm) -> bool {
-        match (self, t) {
-            (Item::Atom(a), _) if a.starts_with('?') => true,
-            (Item::Atom(a), GroundTerm::Const(c)) => a == c,
-            (Item::Func(n, args), GroundTerm::Func(m, targs)) => {
-                n == m
-                    && args.len() <= targs.len()
-                    && args.iter().zip(targs).all(|(x, y)| x.matches(y))
-            }
-            _ => false,
-        }
-    }
-}
-
-fn parse_items(text: &str) -> Result<Vec<Item>, String> {
-    let toks: Vec<String> = text
-        .replace('(', " ( ")
-        .replace(')', " ) ")
-        .split_whitespace()
-        .map(|s| s.to_ascii_lowercase())
-        .collect();
-    let mut pos = 0;
-    let mut out = Vec::new();
-    while pos < toks.len() {
-        out.push(parse_item(&toks, &mut pos)?);
-    }
-    Ok(out)
-}
-
-fn parse_item(toks: &[String], pos: &mut usize) -> Result<Item, String> {
-    let t = toks.get(*pos).ok_or("unexpected end of the pattern")?;
-    *pos += 1;
-    match t.as_str() {
-        "(" => {
-            let name = toks
-                .get(*pos)
-                .filter(|n| *n != "(" && *n != ")")
-                .ok_or("expected a name after `(`")?
-                .clone();
-            *pos += 1;
-            let mut args = Vec::new();
-            loop {
-                match toks.get(*pos).map(String::as_str) {
-                    Some(")") => {
-                        *pos += 1;
-                        break;
-                    }
-                    Some(_) => args.push(parse_item(toks, pos)?),
-                    None => return Err("unbalanced parenthesis in the pattern".into()),
-                }
-            }
-            Ok(if args.is_empty() {
-                Item::Atom(name)
-            } else {
-                Item::Func(name, args)
-            })
-        }
-        ")" => Err("unexpected `)` in the pattern".into()),
-        s => Ok(Item::Atom(s.to_string())),
+        _ => false,
     }
 }

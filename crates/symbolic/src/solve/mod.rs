@@ -25,7 +25,7 @@
 //! files), [`value`] (value classes, outcomes, the preference rule), [`context`] (the state
 //! predicates the solvers share), [`forward`] (the forward search), [`spill`] (layers waiting
 //! in files), [`whole`] (the whole-set algorithms) and [`layered`]. This module holds the entry
-//! points: [`solve`], [`solve_with_backend`] and [`solve_encoded`].
+//! points: [`solve`], and [`SolveJob`] for an engine chosen at run time.
 
 pub(crate) mod context;
 pub(crate) mod error;
@@ -42,14 +42,11 @@ pub(crate) mod whole;
 use std::time::Instant;
 
 use num_bigint::BigUint;
-use symgame_bdd::{Backend, BddEngine, EngineConfig};
-use symgame_ground::GroundGame;
+use symgame_bdd::BddEngine;
 
-use crate::backend::{run_compiled, GameJob, WithProgress};
-use crate::encoding::Encoding;
+use crate::backend::GameJob;
 use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
-use crate::options::SymbolicOptions;
 use crate::solve::context::Context;
 use crate::solve::error::{SolveError, SolveOrStop};
 use crate::solve::files::{prepare_dir, write_layer, write_manifest};
@@ -167,41 +164,17 @@ fn run<E: BddEngine>(
     Ok(())
 }
 
-/// [`solve`] on the engine `backend`: compiles `game` with the encoding `sym` asks for
-/// ([`Encoding::with_options`]) and solves it.
-pub fn solve_with_backend(
-    game: &GroundGame,
-    backend: Backend,
-    config: &EngineConfig,
-    sym: &SymbolicOptions,
-    opts: &SolveOptions,
-    progress: impl FnMut(&SolveStats),
-) -> Result<SolveStats, SolveError> {
-    let enc = Encoding::with_options(game, sym);
-    solve_encoded(game, enc, backend, config, sym, opts, progress)
+/// [`solve`] as a search for [`Setup::run`](crate::Setup::run): on an engine chosen at run
+/// time, with `opts`; `progress` is called after each solved layer.
+pub struct SolveJob<'a, F> {
+    /// What to solve and keep, and the limits.
+    pub opts: &'a SolveOptions,
+    /// Called after each solved layer.
+    pub progress: F,
 }
 
-/// [`solve_with_backend`] with an encoding built by the caller (who may need it too, e.g. for
-/// the fingerprint of the solution files, and so builds it once).
-pub fn solve_encoded(
-    game: &GroundGame,
-    enc: Encoding,
-    backend: Backend,
-    config: &EngineConfig,
-    sym: &SymbolicOptions,
-    opts: &SolveOptions,
-    progress: impl FnMut(&SolveStats),
-) -> Result<SolveStats, SolveError> {
-    let job = WithProgress {
-        params: opts,
-        progress,
-    };
-    run_compiled(game, enc, backend, config, sym, job)
-}
-
-/// [`solve`] as a job for [`run_compiled`].
-impl<F: FnMut(&SolveStats)> GameJob<SolveStats, SolveError> for WithProgress<'_, SolveOptions, F> {
+impl<F: FnMut(&SolveStats)> GameJob<SolveStats, SolveError> for SolveJob<'_, F> {
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<SolveStats, SolveError> {
-        Ok(solve(g, self.params, self.progress)?.stats)
+        Ok(solve(g, self.opts, self.progress)?.stats)
     }
 }
