@@ -105,10 +105,10 @@ pub(crate) fn cluster_parts<E: BddEngine>(
         let p = sorted[i].take().expect("each part once");
         // A part already past the bound is never merged: its OR would be as large at least
         // as often as not, and on two big parts the OR alone can take minutes.
-        let small = |b: &E::Bdd| e.node_count(b) <= max_nodes;
+        let small = |b: &E::Bdd| !e.node_count_exceeds(b, max_nodes);
         if let Some(last) = out.last_mut().filter(|l| small(l) && small(&p)) {
             let m = e.or(last, &p)?;
-            if e.node_count(&m) <= max_nodes {
+            if !e.node_count_exceeds(&m, max_nodes) {
                 *last = m;
                 continue;
             }

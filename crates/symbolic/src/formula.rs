@@ -204,7 +204,7 @@ impl<'a, E: BddEngine> FormulaBuilder<'a, E> {
                         Some(m) if is_and && e.is_false(&m) || !is_and && e.is_true(&m) => {
                             return Ok(Formula::Leaf(m));
                         }
-                        Some(m) if e.node_count(&m) <= self.cap => {
+                        Some(m) if !e.node_count_exceeds(&m, self.cap) => {
                             *leaves.last_mut().expect("merged with the last leaf") = m;
                         }
                         // Too big together: the leaf starts a new chunk.

@@ -185,7 +185,8 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         drop(comp);
         opts.phase_done(live());
         opts.phase("clustering");
-        let mut clusters = partition::cluster(e, enc, &partitions, opts.cluster_nodes)?;
+        let mut clusters =
+            partition::cluster(e, enc, &partitions, opts.cluster_nodes, opts.setup_deadline)?;
         opts.phase_done(live());
         opts.phase("terminal_parts");
         partition::attach_terminal_parts(e, &mut clusters, &raw_terminal_parts, opts)?;

@@ -230,7 +230,7 @@ pub(crate) fn per_joint_move<E: BddEngine>(
             let eq = e.iff(&e.var(Encoding::next_bit_var(*b)), nb)?;
             if let Some(a) = &acc {
                 let a2 = e.and(&eq, a)?;
-                acc = (e.node_count(&a2) <= opts.max_relation_nodes).then_some(a2);
+                acc = (!e.node_count_exceeds(&a2, opts.max_relation_nodes)).then_some(a2);
             }
             eqs.push((Encoding::next_bit_var(*b), eq));
         }
@@ -251,12 +251,13 @@ pub(crate) fn per_joint_move<E: BddEngine>(
 
 /// The partitions merged into clusters: consecutive ones while the merged relation has at most
 /// `max_nodes` nodes (0: no merging), never two whose relations fix the turn groups to
-/// different values, nor one kept as conjuncts.
+/// different values, nor one kept as conjuncts; past `deadline`, no more merges.
 pub(crate) fn cluster<E: BddEngine>(
     e: &E,
     enc: &Encoding,
     partitions: &[Partition<E>],
     max_nodes: usize,
+    deadline: Option<std::time::Instant>,
 ) -> BddResult<Vec<Partition<E>>> {
     if max_nodes == 0 {
         return Ok(partitions.to_vec());
@@ -280,11 +281,13 @@ pub(crate) fn cluster<E: BddEngine>(
     for (_, parts) in keyed {
         let start = out.len();
         for p in parts {
-            if out.len() > start {
+            // Past the deadline the rest stays unmerged: clustering only speeds up images.
+            let late = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+            if out.len() > start && !late {
                 let last = out.last_mut().expect("non-empty");
                 if last.conjuncts.is_empty() && p.conjuncts.is_empty() {
                     let m = merge(e, enc, last, &p)?;
-                    if e.node_count(&m.relation) <= max_nodes {
+                    if !e.node_count_exceeds(&m.relation, max_nodes) {
                         *last = m;
                         continue;
                     }
@@ -295,6 +298,9 @@ pub(crate) fn cluster<E: BddEngine>(
     }
     Ok(out)
 }
+
+/// The largest relation [`attach_terminal_parts`] checks a terminal part against.
+const CHECKED_RELATION_NODES: usize = 20_000;
 
 /// Gives each cluster the parts of the terminal disjunction `terminal` it can make true
 /// ([`Partition::terminal_parts`]), merged up to [`SymbolicOptions::terminal_cluster_nodes`].
@@ -320,9 +326,11 @@ pub(crate) fn attach_terminal_parts<E: BddEngine>(
             if !reads_touched {
                 continue;
             }
+            // The check is an image of almost every state: not on a large relation.
             let relevant = if !cl.conjuncts.is_empty()
                 || checks > 20_000
                 || std::time::Instant::now() >= check_until
+                || e.node_count_exceeds(&cl.relation, CHECKED_RELATION_NODES)
             {
                 true
             } else {

@@ -47,7 +47,7 @@ pub struct ReachStats {
     pub partitions: usize,
     /// How the transition relation is split: `"per joint move"` (one partition per joint
     /// move, clustered) or `"within each layer"` (the game compiled anew within each layer,
-    /// see [`SymbolicOptions::layerwise_fallback`]).
+    /// see [`SymbolicOptions::layerwise_fallback`](crate::SymbolicOptions::layerwise_fallback)).
     #[serde(default)]
     pub partitioning: String,
     /// Seconds of the whole run.
