@@ -8,8 +8,12 @@ engine with the compact encoding and the biodivine engine with the plain encodin
 layer's state and terminal counts are compared. The result is a Markdown table.
 
 usage: scripts/reach_check.py [--bin target/release/symgame] [--state-limit 1000000]
-                              [--explore-seconds 40] [--reach-seconds 120] [--gib 8]
+                              [--explore-seconds 40] [--reach-seconds 120] [--gib 8] [--prefix]
                               [--out docs/reach-check.md] [--json OUT.json [--resume]] DIR
+
+With `--prefix`, games too large to finish are compared too: the layers that both the explicit
+exploration and `reach` finished within their limits (the first layers of checkers or chess,
+e.g., where `reach` compiles the game within each layer) must agree.
 
 Exit status: 0 when no game has different counts (a disagreement is a bug), 1 otherwise.
 """
@@ -38,6 +42,14 @@ def layers_of(report):
     return [(int(layer["states"]), int(layer["terminal"])) for layer in report["layers"]]
 
 
+def parse_layers(out):
+    """The finished layers of a --json report (also of one stopped at a limit), or None."""
+    try:
+        return layers_of(json.loads(out))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 def check_game(a, path):
     row = {"game": os.path.basename(path)}
     code, out, err, wall = run(
@@ -48,14 +60,17 @@ def check_game(a, path):
     if code == 2:
         row.update(status="skipped", reason=f"does not load: {err}")
         return row
-    if code == 3:
+    partial = None
+    if code == 3 and a.prefix:
+        partial = parse_layers(out)
+    if code == 3 and not partial:
         row.update(status="skipped", reason=f"explicit exploration stopped: {err}")
         return row
-    if code != 0:
+    if code not in (0, 3):
         row.update(status="skipped", reason=f"explicit exploration failed ({code}): {err}")
         return row
-    explicit = json.loads(out)
-    expected = layers_of(explicit)
+    expected = partial or layers_of(json.loads(out))
+    row["explicit_complete"] = partial is None
     row["states"] = sum(s for s, _ in expected)
     row["layers"] = len(expected)
     row["configs"] = {}
@@ -64,8 +79,13 @@ def check_game(a, path):
         code, out, err, wall = run(
             [a.bin, "reach", "--json", "--time-limit", str(a.reach_seconds), *flags, path],
             a.reach_seconds + 10, a.gib)
-        if code == 0:
-            got = layers_of(json.loads(out))
+        got = parse_layers(out) if code in (0, 3) else None
+        # Compared on the layers both finished when either stopped at a limit (--prefix).
+        common = min(len(got or []), len(expected))
+        prefix = a.prefix and got is not None and (code == 3 or partial) and common > 0
+        if prefix and got[:common] == expected[:common]:
+            verdict = f"equal ({common} layers)"
+        elif code == 0 or prefix:
             if got == expected:
                 verdict = "equal"
             else:
@@ -88,7 +108,9 @@ def check_game(a, path):
         row["status"] = "different"
     elif all(v == "equal" for v in verdicts):
         row["status"] = "equal"
-    elif "equal" in verdicts:
+    elif all(v.startswith("equal") for v in verdicts):
+        row["status"] = "equal on the finished layers"
+    elif any(v.startswith("equal") for v in verdicts):
         row["status"] = "equal (partly)"
     else:
         row["status"] = "symbolic failed"
@@ -113,9 +135,10 @@ def table(a, rows, games):
         "",
         "| result | games |",
         "|---|---:|",
-        f"| compared (explicit exploration finished) | {compared} |",
+        f"| compared (explicit exploration finished{', or its finished layers' if a.prefix else ''}) | {compared} |",
     ]
-    for status in ["equal", "equal (partly)", "different", "symbolic failed", "skipped"]:
+    for status in ["equal", "equal on the finished layers", "equal (partly)", "different",
+                   "symbolic failed", "skipped"]:
         out.append(f"| {status} | {count.get(status, 0)} |")
     out += ["", "## Compared games", "",
             "| game | states | layers | " + " | ".join(names) + " | note |",
@@ -143,6 +166,8 @@ def main():
     ap.add_argument("--explore-seconds", type=float, default=40)
     ap.add_argument("--reach-seconds", type=float, default=120)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--prefix", action="store_true",
+                    help="also compare the finished layers of games that stop at a limit")
     ap.add_argument("--only", nargs="*", default=None, help="check only these file names")
     ap.add_argument("--resume", action="store_true",
                     help="keep the games already in the --json file and check the rest")
