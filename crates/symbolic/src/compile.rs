@@ -185,6 +185,21 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         Ok((comp, term_leaves))
     }
 
+    /// Whether `a` and `b` are the same function (within the care set, if there is one: a
+    /// next function cut to the care set is the identity there although not as a BDD).
+    pub(crate) fn same(&self, a: &E::Bdd, b: &E::Bdd) -> BddResult<bool> {
+        if a == b {
+            return Ok(true);
+        }
+        match &self.care {
+            None => Ok(false),
+            Some((care, _)) => {
+                let differ = self.e.xor(a, b)?;
+                Ok(self.e.is_false(&self.e.and(&differ, care)?))
+            }
+        }
+    }
+
     /// `v`, the BDD of gate `g` or of a step towards it, cut to the care set if there is one
     /// and `v` is larger than it, or always if `g` is in a cyclic block.
     fn cut(&self, g: usize, v: E::Bdd) -> BddResult<E::Bdd> {
@@ -534,7 +549,10 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
             vec![None; c.gates.len()],
         ));
         self.base_changed = (0..self.game.fluents.len())
-            .map(|f| self.lit(self.game.next[f]).map(|nf| &nf != self.fluent(f)))
+            .map(|f| {
+                let nf = self.lit(self.game.next[f])?;
+                Ok(!self.same(&nf, self.fluent(f))?)
+            })
             .collect::<BddResult<_>>()?;
         Ok(())
     }
@@ -653,7 +671,7 @@ pub(crate) fn next_bit_functions<E: BddEngine>(
         let mut changed = false;
         for &f in &group.fluents {
             let nf = comp.lit(game.next[f])?;
-            changed |= &nf != comp.fluent(f);
+            changed |= !comp.same(&nf, comp.fluent(f))?;
             nfs.push(nf);
         }
         if !changed {
@@ -670,7 +688,7 @@ pub(crate) fn next_bit_functions<E: BddEngine>(
                 .map(|(_, nf)| nf.clone())
                 .collect();
             let nb = or_all(e, set)?;
-            if nb != e.var(Encoding::current_bit_var(b)) {
+            if !comp.same(&nb, &e.var(Encoding::current_bit_var(b)))? {
                 out.push((b, nb));
             }
         }

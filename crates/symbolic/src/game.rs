@@ -136,8 +136,11 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         let e = self.engine;
         let enc = &self.encoding;
         let live = || e.stats().live_nodes;
-        // With the fallback, compiling once gets half the set-up time left (the rest is for
-        // compiling within the first layers) and a cap on the conditions' size.
+        // With the fallback, compiling the conditions and relations once gets half the set-up
+        // time left (the rest is for compiling within the first layers) and a cap on the
+        // conditions' size; the clustering stops merging then, and the terminal parts, once
+        // the relations are built, get the rest.
+        let full = opts;
         let capped;
         let (opts, gate_nodes) = if opts.layerwise_fallback {
             capped = SymbolicOptions {
@@ -189,7 +192,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             partition::cluster(e, enc, &partitions, opts.cluster_nodes, opts.setup_deadline)?;
         opts.phase_done(live());
         opts.phase("terminal_parts");
-        partition::attach_terminal_parts(e, &mut clusters, &raw_terminal_parts, opts)?;
+        partition::attach_terminal_parts(e, &mut clusters, &raw_terminal_parts, full)?;
         opts.phase_done(live());
         self.terminal_parts = terminal_parts;
         self.legal = legal;
@@ -278,7 +281,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
     pub fn and_not_terminal(&self, s: &E::Bdd) -> BddResult<E::Bdd> {
         match &self.layerwise {
             Some(lw) => lw
-                .and_not_terminal(self.engine, &self.encoding, s, None)
+                .and_not_terminal(self.engine, &self.encoding, s)
                 .map_err(layerwise_error),
             None => and_not_all(self.engine, s, &self.terminal_parts),
         }

@@ -32,22 +32,41 @@ pub(crate) struct Layerwise {
 }
 
 impl Layerwise {
+    /// A compiler within `s` (of the terminal cone only, if `terminal_only`), and the states
+    /// of `s` that are not terminal.
+    fn compiled<'a, E: BddEngine>(
+        &'a self,
+        e: &'a E,
+        enc: &Encoding,
+        s: &E::Bdd,
+        guard: Option<&Guard>,
+        terminal_only: bool,
+    ) -> Result<(Compiler<'a, E>, E::Bdd), SymbolicError> {
+        let deadline = guard.and_then(|g| g.deadline());
+        let (comp, leaves) = Compiler::within(
+            e,
+            &self.game,
+            enc,
+            s,
+            self.cut_nodes,
+            terminal_only,
+            deadline,
+        )?;
+        let expand = and_not_all(e, s, &comp.terminal_parts(&leaves)?)?;
+        Ok((comp, expand))
+    }
+
     /// The states of `s` that are not terminal.
     pub(crate) fn and_not_terminal<E: BddEngine>(
         &self,
         e: &E,
         enc: &Encoding,
         s: &E::Bdd,
-        guard: Option<&Guard>,
     ) -> Result<E::Bdd, SymbolicError> {
         if e.is_false(s) {
             return Ok(s.clone());
         }
-        let deadline = guard.and_then(|g| g.deadline());
-        let (comp, leaves) =
-            Compiler::within(e, &self.game, enc, s, self.cut_nodes, true, deadline)?;
-        let parts = comp.terminal_parts(&leaves)?;
-        Ok(and_not_all(e, s, &parts)?)
+        Ok(self.compiled(e, enc, s, None, true)?.1)
     }
 
     /// The states of `s` that are not terminal, and their successors, from one compilation
@@ -66,10 +85,7 @@ impl Layerwise {
             return Ok((s.clone(), s.clone()));
         }
         let game = &self.game;
-        let deadline = guard.and_then(|g| g.deadline());
-        let (mut comp, leaves) =
-            Compiler::within(e, game, enc, s, self.cut_nodes, false, deadline)?;
-        let expand = and_not_all(e, s, &comp.terminal_parts(&leaves)?)?;
+        let (mut comp, expand) = self.compiled(e, enc, s, guard, false)?;
         if e.is_false(&expand) {
             return Ok((expand.clone(), expand));
         }
