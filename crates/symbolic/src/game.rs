@@ -113,7 +113,9 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
                     SymbolicError::Bdd(e @ BddError::OutOfMemory { .. }) => e.to_string(),
                     other => return Err(other),
                 };
-                // Too large to compile once over all states: compile within each layer.
+                // Too large to compile once over all states: compile within each layer, after
+                // collecting what the attempt left behind.
+                e.gc();
                 opts.phase_note(format!("gave up ({why}): compiled within each layer"));
                 opts.phase_done(live());
                 g.layerwise = Some(Layerwise {
@@ -136,10 +138,10 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         let e = self.engine;
         let enc = &self.encoding;
         let live = || e.stats().live_nodes;
-        // With the fallback, compiling the conditions and relations once gets half the set-up
-        // time left (the rest is for compiling within the first layers) and a cap on the
-        // conditions' size; the clustering stops merging then, and the terminal parts, once
-        // the relations are built, get the rest.
+        // With the fallback, compiling once gets half the set-up time left (the rest is for
+        // compiling within the first layers) and a cap on the conditions' size; the
+        // clustering stops merging then, and the terminal parts, once the relations are built,
+        // get at least a second more.
         let full = opts;
         let capped;
         let (opts, gate_nodes) = if opts.layerwise_fallback {
@@ -192,7 +194,16 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             partition::cluster(e, enc, &partitions, opts.cluster_nodes, opts.setup_deadline)?;
         opts.phase_done(live());
         opts.phase("terminal_parts");
-        partition::attach_terminal_parts(e, &mut clusters, &raw_terminal_parts, full)?;
+        // Once the relations are built, the terminal parts get at least a second more.
+        let soon = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        let terminal_opts = SymbolicOptions {
+            setup_deadline: opts
+                .setup_deadline
+                .map(|d| d.max(soon))
+                .map(|d| full.setup_deadline.map_or(d, |f| d.min(f))),
+            ..opts.clone()
+        };
+        partition::attach_terminal_parts(e, &mut clusters, &raw_terminal_parts, &terminal_opts)?;
         opts.phase_done(live());
         self.terminal_parts = terminal_parts;
         self.legal = legal;

@@ -311,14 +311,17 @@ pub(crate) fn attach_terminal_parts<E: BddEngine>(
     opts: &SymbolicOptions,
 ) -> Result<(), SymbolicError> {
     let checks = clusters.len() * terminal.len();
-    // The check only drops parts (a part kept in vain costs a cut per image), so it gets a
-    // second of set-up time; past it, every part that reads a touched bit is kept.
+    // The check only drops parts (a part kept in vain costs a cut per image), so it and the
+    // merging get a second of set-up time; past it, every part that reads a touched bit is
+    // kept, unmerged.
     let check_until = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    // Clusters with the same relevant parts share their merge (often every part is relevant).
+    let mut merged: std::collections::HashMap<Vec<usize>, Vec<E::Bdd>> = Default::default();
     for cl in clusters.iter_mut() {
         opts.setup_expired().map_err(SymbolicError::Stopped)?;
         let mut rel = Vec::new();
         let touched: Vec<Var> = cl.quant_cur.iter().collect();
-        for t in terminal {
+        for (i, t) in terminal.iter().enumerate() {
             let reads_touched = e
                 .support(t)
                 .iter()
@@ -338,10 +341,20 @@ pub(crate) fn attach_terminal_parts<E: BddEngine>(
                 !e.is_false(&e.and(&from, t)?)
             };
             if relevant {
-                rel.push(t.clone());
+                rel.push(i);
             }
         }
-        cl.terminal_parts = cluster_parts(e, rel, opts.terminal_cluster_nodes)?;
+        let parts: Vec<E::Bdd> = rel.iter().map(|&i| terminal[i].clone()).collect();
+        cl.terminal_parts = match merged.get(&rel) {
+            Some(done) => done.clone(),
+            // Past the second, the parts stay unmerged too (one more cut per part and image).
+            None if std::time::Instant::now() >= check_until => parts,
+            None => {
+                let done = cluster_parts(e, parts, opts.terminal_cluster_nodes)?;
+                merged.insert(rel, done.clone());
+                done
+            }
+        };
     }
     Ok(())
 }
