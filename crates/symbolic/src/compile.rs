@@ -141,16 +141,25 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         let mut comp = Compiler::new(e, game, fluent_bdds(e, enc)?);
         comp.deadline = deadline;
         comp.gate_nodes = gate_nodes;
-        let mut term_leaves = Vec::new();
-        disjuncts(&game.circuit, game.terminal, &mut term_leaves);
-        // Move-independent gates of every cone, once.
-        let mut roots: Vec<Lit> = term_leaves.clone();
-        roots.extend(game.legal.iter().flatten().copied());
-        roots.extend(game.next.iter().copied());
-        comp.eval_global(&roots)?;
+        let term_leaves = comp.eval_cones(false)?;
         // The cap is for the conditions over all states, not for the gates of one joint move.
         comp.gate_nodes = None;
         Ok((comp, term_leaves))
+    }
+
+    /// Evaluates the move-independent gates of the cones of the terminal disjuncts and, unless
+    /// `terminal_only`, of the legal conditions and next functions; returns the disjuncts.
+    fn eval_cones(&mut self, terminal_only: bool) -> BddResult<Vec<Lit>> {
+        let game = self.game;
+        let mut term_leaves = Vec::new();
+        disjuncts(&game.circuit, game.terminal, &mut term_leaves);
+        let mut roots: Vec<Lit> = term_leaves.clone();
+        if !terminal_only {
+            roots.extend(game.legal.iter().flatten().copied());
+            roots.extend(game.next.iter().copied());
+        }
+        self.eval_global(&roots)?;
+        Ok(term_leaves)
     }
 
     /// A compiler that computes every signal only within the states of `care` (a signal's BDD
@@ -174,14 +183,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         // Small BDDs stay exact (cheap to combine); a larger one is cut to the care set, so
         // that no operation combines two large BDDs over states outside the set.
         comp.care = Some((care.clone(), cut_nodes));
-        let mut term_leaves = Vec::new();
-        disjuncts(&game.circuit, game.terminal, &mut term_leaves);
-        let mut roots: Vec<Lit> = term_leaves.clone();
-        if !terminal_only {
-            roots.extend(game.legal.iter().flatten().copied());
-            roots.extend(game.next.iter().copied());
-        }
-        comp.eval_global(&roots)?;
+        let term_leaves = comp.eval_cones(terminal_only)?;
         Ok((comp, term_leaves))
     }
 
@@ -200,14 +202,13 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         }
     }
 
-    /// `v`, the BDD of gate `g` or of a step towards it, cut to the care set if there is one
-    /// and `v` is larger than it, or always if `g` is in a cyclic block.
-    fn cut(&self, g: usize, v: E::Bdd) -> BddResult<E::Bdd> {
+    /// `v`, the BDD of a gate or of a step towards it, cut to the care set if there is one
+    /// and `v` has more nodes than the cut size, or `always` (a gate of a cyclic block).
+    fn cut(&self, always: bool, v: E::Bdd) -> BddResult<E::Bdd> {
         let Some((care, cap)) = &self.care else {
             return Ok(v);
         };
-        let cyclic = self.game.circuit.block_of(g).is_some_and(|b| b.cyclic);
-        if cyclic || self.e.node_count_exceeds(&v, *cap) {
+        if always || self.e.node_count_exceeds(&v, *cap) {
             self.e.and(&v, care)
         } else {
             Ok(v)
@@ -312,7 +313,13 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
             Gate::And(ls) => (ls, true),
             Gate::Or(ls) => (ls, false),
         };
-        let op = |a: &E::Bdd, b: &E::Bdd| if is_and { e.and(a, b) } else { e.or(a, b) };
+        // Within a care set: cut every step of a cyclic block's gate, others when large.
+        let cut_always =
+            self.care.is_some() && self.game.circuit.block_of(g).is_some_and(|b| b.cyclic);
+        let op = |a: &E::Bdd, b: &E::Bdd| {
+            let v = if is_and { e.and(a, b) } else { e.or(a, b) }?;
+            self.cut(cut_always, v)
+        };
         let decided = |x: &E::Bdd| if is_and { e.is_false(x) } else { e.is_true(x) };
         if ls.len() > WIDE {
             let mut v = Vec::with_capacity(ls.len());
@@ -325,7 +332,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
             }
             let step = |a: &E::Bdd, b: &E::Bdd| {
                 self.check_deadline()?;
-                self.cut(g, op(a, b)?)
+                op(a, b)
             };
             let done = reduce_balanced(v, step, decided)?;
             return Ok(done.unwrap_or_else(|| e.constant(is_and)));
@@ -333,7 +340,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         let mut acc = e.constant(is_and);
         for &l in ls {
             let x = self.lit(l)?;
-            acc = self.cut(g, op(&acc, &x)?)?;
+            acc = op(&acc, &x)?;
             if decided(&acc) {
                 break;
             }

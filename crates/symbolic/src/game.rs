@@ -157,11 +157,13 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             (opts, None)
         };
         opts.phase("conditions");
+        // The sizes are checked on a budgeted engine first (one operation of the main engine
+        // cannot be stopped); both engines build the same BDDs, so the main compilation needs
+        // no check of its own.
         if let Some(cap) = gate_nodes {
             conditions_fit(game, enc, opts.setup_deadline, cap)?;
         }
-        let (mut comp, term_leaves) =
-            Compiler::prepared_with(e, game, enc, opts.setup_deadline, gate_nodes)?;
+        let (mut comp, term_leaves) = Compiler::prepared(e, game, enc, opts.setup_deadline)?;
         let raw_terminal_parts = comp.terminal_parts(&term_leaves)?;
         let terminal_parts =
             cluster_parts(e, raw_terminal_parts.clone(), opts.terminal_cluster_nodes)?;

@@ -344,13 +344,13 @@ pub(crate) fn attach_terminal_parts<E: BddEngine>(
                 rel.push(i);
             }
         }
-        let parts: Vec<E::Bdd> = rel.iter().map(|&i| terminal[i].clone()).collect();
+        let parts = || rel.iter().map(|&i| terminal[i].clone()).collect::<Vec<_>>();
         cl.terminal_parts = match merged.get(&rel) {
             Some(done) => done.clone(),
             // Past the second, the parts stay unmerged too (one more cut per part and image).
-            None if std::time::Instant::now() >= check_until => parts,
+            None if std::time::Instant::now() >= check_until => parts(),
             None => {
-                let done = cluster_parts(e, parts, opts.terminal_cluster_nodes)?;
+                let done = cluster_parts(e, parts(), opts.terminal_cluster_nodes)?;
                 merged.insert(rel, done.clone());
                 done
             }

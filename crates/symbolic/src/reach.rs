@@ -219,7 +219,7 @@ pub(crate) fn next_layer<E: BddEngine>(
     // part that cluster can make true, so each image is cut by its cluster's parts only.
     let new_expand = match images.as_slice() {
         // Compiled within each layer: cut when the new layer is expanded.
-        _ if g.is_layerwise() => new.clone(),
+        _ if expand.is_some() => new.clone(),
         [] => e.constant(false),
         [(c, _)] => g.clusters()[*c].cut_terminal(e, &new)?,
         _ => {

@@ -171,6 +171,36 @@ fn tictactoe_layers_on_both_backends() {
     }
 }
 
+/// A game compiled within each layer answers `image` and `and_not_terminal` as the game
+/// compiled once does, and refuses what needs the relation over all states.
+#[test]
+fn a_game_compiled_within_each_layer_images_and_refuses_pre_images() {
+    let game = load_game("tictactoe");
+    let enc = Encoding::new(&game, Order::Heuristic);
+    let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+    let once = SymbolicGame::new(&e, &game, enc.clone(), &SymbolicOptions::default()).unwrap();
+    let layerwise_opts = SymbolicOptions {
+        layerwise_fallback: true,
+        max_condition_nodes: 0,
+        ..Default::default()
+    };
+    let within = SymbolicGame::new(&e, &game, enc, &layerwise_opts).unwrap();
+    assert!(within.is_layerwise() && !once.is_layerwise());
+    // Layer by layer to the sixth, where some states are terminal (a line after five marks).
+    let mut layer = once.init().clone();
+    for _ in 0..6 {
+        let next = once.image(&layer).unwrap();
+        assert_eq!(within.image(&layer).unwrap(), next);
+        layer = next;
+    }
+    let open = once.and_not_terminal(&layer).unwrap();
+    assert_ne!(open, layer, "layer 6 holds terminal states");
+    assert_eq!(within.and_not_terminal(&layer).unwrap(), open);
+    assert!(within.pre_image(&layer).is_err());
+    assert!(within.strong_pre_image(&layer).is_err());
+    assert!(within.terminal().is_err());
+}
+
 /// Serialisation smoke test without serde_json: the stats implement `Serialize`, and the
 /// debug form shows the counts.
 fn serde_json_like(st: &ReachStats) -> String {
