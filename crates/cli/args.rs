@@ -333,7 +333,7 @@ pub struct TimeLimitArgs {
 /// `Duration` arithmetic overflows.
 const MAX_SECONDS: f64 = 1e9;
 
-fn parse_seconds(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(t) if (0.0..=MAX_SECONDS).contains(&t) => Ok(t),
         Ok(t) if t.is_finite() => Err(format!(

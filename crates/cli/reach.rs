@@ -9,8 +9,8 @@ use serde::Serialize;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use symgame_symbolic::{
-    Encoding, EncodingKind, Order, Phase, ReachJob, ReachStats, SetupLog, StopReason,
-    SymbolicOptions,
+    Encoding, EncodingKind, ExplicitPrefix, Order, Phase, ReachJob, ReachStats, SetupLog,
+    StopReason, SymbolicOptions,
 };
 
 #[derive(clap::Args)]
@@ -28,6 +28,15 @@ pub struct Args {
     /// Merge terminal parts while a merged part has at most N BDD nodes (0: one per part).
     #[arg(long, value_name = "N", default_value_t = SymbolicOptions::default().terminal_cluster_nodes)]
     terminal_cluster_nodes: usize,
+    /// Expand a layer state by state with the explicit reasoner while it has at most N
+    /// states and its expansion is predicted to take at most --explicit-seconds (0: every
+    /// layer symbolically). The first layers of most games are tiny, and a symbolic layer
+    /// costs about the same whatever its size; the counts are the same either way.
+    #[arg(long, value_name = "N", default_value_t = 20_000)]
+    explicit_states: usize,
+    /// The longest explicit expansion of one layer, in seconds (see --explicit-states).
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = crate::args::parse_seconds)]
+    explicit_seconds: f64,
     // The time limit bounds grounding too.
     #[command(flatten)]
     limits: LimitArgs,
@@ -150,8 +159,11 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let limits = a.limits.limits(&clock);
     let progress = Progress::new(a.output.json);
     let setup = a.engine.setup(&game, encoding, &config, &opts);
+    let explicit = (a.explicit_states > 0)
+        .then(|| ExplicitPrefix::new(&game, a.explicit_states, a.explicit_seconds));
     let stats = setup.run(ReachJob {
         limits: &limits,
+        explicit,
         progress: |s: &ReachStats| {
             progress.reach(s);
             if let Ok(mut done) = finished.lock() {
@@ -280,4 +292,10 @@ fn print_text(h: &Header, facts: &RunFacts, stats: &ReachStats) {
         facts.usage.text(),
     );
     println!("set-up: {}", phases_text(&facts.setup_phases));
+    if stats.explicit_layers > 0 {
+        println!(
+            "the first {} layers were expanded state by state (explicit reasoner)",
+            stats.explicit_layers
+        );
+    }
 }

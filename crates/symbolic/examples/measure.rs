@@ -70,6 +70,7 @@ fn main() {
     let st = setup
         .run(ReachJob {
             limits: &limits,
+            explicit: None,
             progress: |s: &ReachStats| {
                 for (k, l) in s.layers.iter().enumerate().skip(shown) {
                     eprintln!(

@@ -13,6 +13,7 @@ use crate::disjunction::or_all;
 use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
 use crate::interrupt::Interrupt;
+use crate::prefix::{ExplicitPrefix, Frontier};
 
 /// One breadth-first layer.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -50,6 +51,10 @@ pub struct ReachStats {
     /// see [`SymbolicOptions::layerwise_fallback`](crate::SymbolicOptions::layerwise_fallback)).
     #[serde(default)]
     pub partitioning: String,
+    /// How many of the first layers were expanded state by state with the explicit reasoner
+    /// ([`ExplicitPrefix`]); the later ones symbolically.
+    #[serde(default)]
+    pub explicit_layers: usize,
     /// Seconds of the whole run.
     pub seconds: f64,
     /// `Some` when the run stopped before the end.
@@ -80,7 +85,7 @@ pub fn reach<E: BddEngine>(
     keep_layers: bool,
     progress: impl FnMut(&ReachStats),
 ) -> Reach<E> {
-    reach_impl(g, None, limits, keep_layers, true, progress)
+    reach_impl(g, None, None, limits, keep_layers, true, progress)
 }
 
 /// [`reach`] for the counts only: the reached set is not kept (`reached` is the empty set and
@@ -91,7 +96,7 @@ pub fn reach_count<E: BddEngine>(
     limits: &Limits,
     progress: impl FnMut(&ReachStats),
 ) -> ReachStats {
-    reach_impl(g, None, limits, false, false, progress).stats
+    reach_impl(g, None, None, limits, false, false, progress).stats
 }
 
 /// The state of a breadth-first search between layers.
@@ -108,6 +113,11 @@ pub(crate) struct Bfs<E: BddEngine> {
     /// Whether some layer had a successor in an earlier layer (known only once the layers
     /// stopped lying in distinct potential levels; until then none can).
     pub(crate) revisited: bool,
+    /// While the layers are expanded explicitly ([`ExplicitPrefix`]): the prefix and the
+    /// explicit side of the search.
+    explicit: Option<(ExplicitPrefix, Frontier)>,
+    /// How many layers were expanded explicitly.
+    pub(crate) explicit_layers: usize,
 }
 
 impl<E: BddEngine> Bfs<E> {
@@ -140,7 +150,20 @@ impl<E: BddEngine> Bfs<E> {
             reached: e.constant(false),
             layered,
             revisited: false,
+            explicit: None,
+            explicit_layers: 0,
         })
+    }
+
+    /// The search before its first layer, expanding its first layers explicitly while they
+    /// are small ([`ExplicitPrefix`]).
+    pub(crate) fn start_with(
+        g: &SymbolicGame<'_, E>,
+        prefix: Option<&ExplicitPrefix>,
+    ) -> Result<Bfs<E>, BddError> {
+        let mut bfs = Bfs::start(g)?;
+        bfs.explicit = prefix.map(|p| (p.clone(), p.start()));
+        Ok(bfs)
     }
 }
 
@@ -168,15 +191,23 @@ pub(crate) fn next_layer<E: BddEngine>(
     }
     let mut images = Vec::new();
     let mut expand = None;
-    let union = match g.layerwise() {
-        Some(lw) => {
+    let step = match &bfs.explicit {
+        Some((prefix, front)) => front.step(e, g.encoding(), prefix, guard)?,
+        None => None,
+    };
+    let union = match (&step, g.layerwise()) {
+        (Some(step), _) => {
+            expand = Some(step.expand.clone());
+            step.union.clone()
+        }
+        (None, Some(lw)) => {
             let (x, image) = lw
                 .expand_and_image(e, g.encoding(), &bfs.frontier, Some(guard))
                 .map_err(|err| layerwise_stop(err, guard))?;
             expand = Some(x);
             image
         }
-        None => {
+        (None, None) => {
             for (c, p) in g.clusters().iter().enumerate() {
                 guard.check()?;
                 let img = p.image(e, &bfs.expand)?;
@@ -219,7 +250,9 @@ pub(crate) fn next_layer<E: BddEngine>(
     // part that cluster can make true, so each image is cut by its cluster's parts only.
     let new_expand = match images.as_slice() {
         // Compiled within each layer: cut when the new layer is expanded.
-        _ if expand.is_some() => new.clone(),
+        _ if g.is_layerwise() => new.clone(),
+        // Expanded explicitly: the next step cuts it the same way, or is symbolic.
+        _ if step.is_some() => g.and_not_terminal(&new)?,
         [] => e.constant(false),
         [(c, _)] => g.clusters()[*c].cut_terminal(e, &new)?,
         _ => {
@@ -237,6 +270,11 @@ pub(crate) fn next_layer<E: BddEngine>(
     if let Some(x) = expand {
         bfs.expand = x;
     }
+    bfs.explicit_layers += usize::from(step.is_some());
+    bfs.explicit = match (bfs.explicit.take(), step) {
+        (Some((prefix, front)), Some(step)) => front.advance(step).map(|f| (prefix, f)),
+        _ => None,
+    };
     Ok((new, new_expand))
 }
 
@@ -280,12 +318,13 @@ pub fn reach_until<E: BddEngine>(
     keep_layers: bool,
     progress: impl FnMut(&ReachStats),
 ) -> Reach<E> {
-    reach_impl(g, Some(goal), limits, keep_layers, true, progress)
+    reach_impl(g, Some(goal), None, limits, keep_layers, true, progress)
 }
 
 fn reach_impl<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     goal: Option<&E::Bdd>,
+    prefix: Option<&ExplicitPrefix>,
     limits: &Limits,
     keep_layers: bool,
     keep_reached: bool,
@@ -304,7 +343,7 @@ fn reach_impl<E: BddEngine>(
         ..ReachStats::default()
     };
     let mut layers = Vec::new();
-    let mut bfs = match Bfs::start(g) {
+    let mut bfs = match Bfs::start_with(g, prefix) {
         Ok(b) => b,
         Err(_) => {
             stats.stopped = Some(StopReason::OutOfMemory);
@@ -343,6 +382,7 @@ fn reach_impl<E: BddEngine>(
                 let terminal = &states - g.count(&bfs.expand);
                 stats.states += &states;
                 stats.terminal += &terminal;
+                stats.explicit_layers = bfs.explicit_layers;
                 stats.layers.push(LayerStats {
                     states,
                     terminal,
@@ -387,12 +427,16 @@ fn reach_impl<E: BddEngine>(
 pub struct ReachJob<'a, F> {
     /// The limits of the search.
     pub limits: &'a Limits,
+    /// Expand the first layers explicitly while they are small (`None`: every layer
+    /// symbolically). The counts are the same either way.
+    pub explicit: Option<ExplicitPrefix>,
     /// Called after each layer.
     pub progress: F,
 }
 
 impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for ReachJob<'_, F> {
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<ReachStats, SymbolicError> {
-        Ok(reach_count(g, self.limits, self.progress))
+        let prefix = self.explicit.as_ref();
+        Ok(reach_impl(g, None, prefix, self.limits, false, false, self.progress).stats)
     }
 }

@@ -9,8 +9,8 @@ use symgame_bdd::{Backend, BddEngine, BiodivineEngine, EngineConfig, OxiddEngine
 use symgame_explicit::{explore, Limits, Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    reach, shortest_path_within, Encoding, EncodingKind, Order, ReachJob, ReachStats, Setup,
-    SymbolicGame, SymbolicOptions,
+    reach, shortest_path_within, Encoding, EncodingKind, ExplicitPrefix, Order, ReachJob,
+    ReachStats, Setup, SymbolicGame, SymbolicOptions,
 };
 use symgame_testkit::{corpus_game, load, load_game, root, Expect, ExplicitGraph};
 
@@ -22,14 +22,36 @@ fn reach_within(
     opts: &SymbolicOptions,
     limits: &Limits,
 ) -> ReachStats {
+    reach_with_prefix(game, backend, opts, limits, None)
+}
+
+/// [`reach_within`], expanding the layers of at most `explicit` states explicitly.
+fn reach_with_prefix(
+    game: &GroundGame,
+    backend: Backend,
+    opts: &SymbolicOptions,
+    limits: &Limits,
+    explicit: Option<usize>,
+) -> ReachStats {
     let config = EngineConfig::small();
     let setup = Setup::new(game, backend, &config, opts);
     let progress = |_: &ReachStats| {};
-    setup.run(ReachJob { limits, progress }).unwrap()
+    setup
+        .run(ReachJob {
+            limits,
+            explicit: explicit.map(|n| ExplicitPrefix::new(game, n, 1e9)),
+            progress,
+        })
+        .unwrap()
 }
 
-fn symbolic_layers(game: &GroundGame, backend: Backend, opts: &SymbolicOptions) -> ReachStats {
-    let stats = reach_within(game, backend, opts, &Limits::default());
+fn symbolic_layers(
+    game: &GroundGame,
+    backend: Backend,
+    opts: &SymbolicOptions,
+    explicit: Option<usize>,
+) -> ReachStats {
+    let stats = reach_with_prefix(game, backend, opts, &Limits::default(), explicit);
     assert_eq!(stats.stopped, None);
     stats
 }
@@ -50,9 +72,22 @@ fn cross_check(path: &FsPath, max_states: u64) -> Option<u64> {
     if ex.stopped.is_some() {
         return None;
     }
+    let layerwise = SymbolicOptions {
+        layerwise_fallback: true,
+        max_condition_nodes: 0,
+        ..Default::default()
+    };
     let variants = [
-        (Backend::Biodivine, SymbolicOptions::default()),
-        (Backend::Oxidd, SymbolicOptions::default()),
+        (Backend::Biodivine, SymbolicOptions::default(), None),
+        (Backend::Oxidd, SymbolicOptions::default(), None),
+        // The first layers explicitly: while under 50 states (then symbolically), or all.
+        (Backend::Oxidd, SymbolicOptions::default(), Some(50)),
+        (
+            Backend::Biodivine,
+            SymbolicOptions::default(),
+            Some(usize::MAX),
+        ),
+        (Backend::Biodivine, layerwise.clone(), Some(50)),
         (
             Backend::Biodivine,
             SymbolicOptions {
@@ -61,6 +96,7 @@ fn cross_check(path: &FsPath, max_states: u64) -> Option<u64> {
                 cluster_nodes: 5_000,
                 ..Default::default()
             },
+            None,
         ),
         (
             Backend::Biodivine,
@@ -70,36 +106,36 @@ fn cross_check(path: &FsPath, max_states: u64) -> Option<u64> {
                 terminal_cluster_nodes: 10_000,
                 ..Default::default()
             },
+            None,
         ),
         // Compiled within each layer (no condition may be compiled once over all states),
         // with conditions cut to the layer when large, and always.
-        (
-            Backend::Biodivine,
-            SymbolicOptions {
-                layerwise_fallback: true,
-                max_condition_nodes: 0,
-                ..Default::default()
-            },
-        ),
+        (Backend::Biodivine, layerwise.clone(), None),
         (
             Backend::Oxidd,
             SymbolicOptions {
-                layerwise_fallback: true,
-                max_condition_nodes: 0,
                 layerwise_cut_nodes: 0,
-                ..Default::default()
+                ..layerwise
             },
+            None,
         ),
     ];
     // Oxidd on the 8-puzzle (conjunct-list relation) is too slow for the test budget.
     let eight = path.to_string_lossy().contains("eight_puzzle");
-    for (backend, opts) in variants {
+    for (backend, opts, explicit) in variants {
         if eight && backend == Backend::Oxidd {
             continue;
         }
-        let st = symbolic_layers(&game, backend, &opts);
+        let st = symbolic_layers(&game, backend, &opts, explicit);
         let layerwise = opts.layerwise_fallback;
         assert_eq!(st.partitioning == "within each layer", layerwise);
+        // Every layer of at most `n` states (and the first that is larger) is explicit.
+        let small = ex
+            .layers
+            .iter()
+            .take_while(|l| explicit.is_some_and(|n| l.states as usize <= n))
+            .count();
+        assert_eq!(st.explicit_layers, small, "{}", path.display());
         let sym: Vec<(BigUint, BigUint)> = st
             .layers
             .iter()
@@ -157,7 +193,7 @@ fn corpus_tictactoe_matches_explicit() {
 fn tictactoe_layers_on_both_backends() {
     let game = load_game("tictactoe");
     for b in Backend::ALL {
-        let st = symbolic_layers(&game, b, &SymbolicOptions::default());
+        let st = symbolic_layers(&game, b, &SymbolicOptions::default(), None);
         let layers: Vec<String> = st.layers.iter().map(|l| l.states.to_string()).collect();
         assert_eq!(
             layers.join(" "),
@@ -236,7 +272,7 @@ fn connect4_layers_match_fixtures_on_both_engines() {
                 goals: false,
                 ..Default::default()
             };
-            let st = symbolic_layers(&game, backend, &opts);
+            let st = symbolic_layers(&game, backend, &opts, None);
             let got: Vec<BigUint> = st.layers.iter().map(|l| l.states.clone()).collect();
             assert_eq!(got, layers, "{name} on {backend} {encoding:?}");
             assert_eq!(st.states, states, "{name} on {backend} {encoding:?}");
@@ -267,6 +303,7 @@ fn connect4_6x5_count_heavy() {
     let st = setup
         .run(ReachJob {
             limits: &limits,
+            explicit: None,
             progress,
         })
         .unwrap();
