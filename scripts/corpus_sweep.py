@@ -76,11 +76,16 @@ def first_layers_ok(row, n):
 def table(rows, a):
     done = [r for r in rows if r]
     ok = sum(first_layers_ok(r, a.first_layers) for r in done)
+    # Passed by the explicit prefix alone: the symbolic set-up stopped.
+    explicit_only = sum(first_layers_ok(r, a.first_layers)
+                        and (r.get("partitioning") or "").startswith("explicit only")
+                        for r in done)
     complete = sum(r["complete"] for r in done)
     solved = sum(bool(r.get("solved")) for r in done)
     out = ["# Corpus sweep of `reach` (and `solve`, `verify`)", "",
            f"{len(done)} games; `reach --time-limit {a.reach_limit:g} {a.reach_args}`: {ok} reported set-up and at "
-           f"least {a.first_layers} layers or their whole reachable set, {complete} complete"
+           f"least {a.first_layers} layers or their whole reachable set ({explicit_only} of them from the "
+           f"explicit prefix only, their symbolic set-up stopped), {complete} complete"
            + (f"; `solve --time-limit {a.solve_limit:g}`: {solved} solved" if a.solve else "")
            + ". Produced by `scripts/corpus_sweep.py`.", "",
            "| game | exit | set-up s | partitions | layers | states | complete | stopped |"

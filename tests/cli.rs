@@ -67,6 +67,40 @@ fn reach_counts_tictactoe_symbolically_on_both_engines() {
     }
 }
 
+/// `reach` counts the same layers whether its first layers are expanded explicitly (the
+/// default) or not, and says how many were.
+#[test]
+fn reach_counts_the_same_with_and_without_the_explicit_prefix() {
+    let layers = |args: &[&str]| {
+        let mut all = vec!["reach", "--json", "gdl/connect4_4x4.kif"];
+        all.extend_from_slice(args);
+        let (code, out, err) = symgame(&all);
+        assert_eq!(code, 0, "{err}");
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        (json["layers"].to_string(), json["explicit_layers"].as_u64())
+    };
+    let strip_times = |s: String| {
+        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                (
+                    l["states"].clone(),
+                    l["terminal"].clone(),
+                    l["nodes"].clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let (with, n) = layers(&["--explicit-states", "300"]);
+    let (without, zero) = layers(&["--explicit-states", "0"]);
+    assert_eq!(zero, Some(0));
+    // Connect Four 4x4: 1, 4, 16, 52 and 160 states in the first layers, then 436.
+    assert_eq!(n, Some(5));
+    assert_eq!(strip_times(with), strip_times(without));
+}
+
 /// SIGTERM (a `kill`, a scheduler's time-out) stops a long run like Ctrl-C does: exit code 3,
 /// the finished layers printed, and the temporary layer files of layered solving removed.
 #[test]

@@ -1,6 +1,6 @@
 //! `symgame reach`: symbolic breadth-first search with exact per-layer counts.
 
-use crate::args::{EncodingArgs, EngineArgs, GameArg, LimitArgs, OutputArgs, Reaching};
+use crate::args::{Clock, EncodingArgs, EngineArgs, GameArg, LimitArgs, OutputArgs, Reaching};
 use crate::failure::Failure;
 use crate::output::{print_json, Usage};
 use crate::progress::Progress;
@@ -9,8 +9,8 @@ use serde::Serialize;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use symgame_symbolic::{
-    Encoding, EncodingKind, ExplicitPrefix, Order, Phase, ReachJob, ReachStats, SetupLog,
-    StopReason, SymbolicOptions,
+    Encoding, EncodingKind, ExplicitPrefix, ExplicitRun, Order, Phase, ReachJob, ReachStats,
+    SetupLog, StopReason, SymbolicOptions,
 };
 
 #[derive(clap::Args)]
@@ -28,14 +28,15 @@ pub struct Args {
     /// Merge terminal parts while a merged part has at most N BDD nodes (0: one per part).
     #[arg(long, value_name = "N", default_value_t = SymbolicOptions::default().terminal_cluster_nodes)]
     terminal_cluster_nodes: usize,
-    /// Expand a layer state by state with the explicit reasoner while it has at most N
-    /// states and its expansion is predicted to take at most --explicit-seconds (0: every
+    /// Before the symbolic set-up, expand the first layers state by state with the explicit
+    /// reasoner while a layer has at most N states and fits in --explicit-seconds (0: every
     /// layer symbolically). The first layers of most games are tiny, and a symbolic layer
     /// costs about the same whatever its size; the counts are the same either way.
     #[arg(long, value_name = "N", default_value_t = 20_000)]
     explicit_states: usize,
-    /// The longest explicit expansion of one layer, in seconds (see --explicit-states).
-    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = crate::args::parse_seconds)]
+    /// The longest the explicit expansion of the first layers may take in all, in seconds (at
+    /// most a third of the time left; see --explicit-states).
+    #[arg(long, value_name = "SECONDS", default_value_t = 3.0, value_parser = crate::args::parse_seconds)]
     explicit_seconds: f64,
     // The time limit bounds grounding too.
     #[command(flatten)]
@@ -90,6 +91,17 @@ struct Finished {
     encoding: Option<(usize, u32, usize, f64)>,
     /// The statistics after the last finished layer.
     stats: Option<ReachStats>,
+    /// The layers expanded explicitly before the set-up.
+    explicit: Vec<ExplicitLayer>,
+}
+
+/// A layer expanded explicitly, as reported when the symbolic set-up stopped.
+#[derive(Clone, Serialize)]
+struct ExplicitLayer {
+    /// States first reached at this depth (a decimal string, as in the symbolic layers).
+    states: String,
+    /// Of those, the terminal ones.
+    terminal: String,
 }
 
 pub fn run(a: Args) -> Result<(), Failure> {
@@ -126,13 +138,17 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 };
                 print_report(&header, facts, &stats, json);
             } else {
-                let _ = report_setup(&header, &phases, "time limit reached", json);
+                let _ = report_setup(&header, &phases, &done.explicit, "time limit reached", json);
             }
         });
     }
     log.start("grounding");
     let game = a.game.load(clock.time_left())?;
     log.finish(None);
+    let explicit = explicit_prefix(&a, &game, &clock, &log);
+    if let (Some(run), Ok(mut done)) = (&explicit, finished.lock()) {
+        done.explicit = explicit_layers(run);
+    }
     let opts = SymbolicOptions {
         cluster_nodes: a.cluster_nodes,
         terminal_cluster_nodes: a.terminal_cluster_nodes,
@@ -159,8 +175,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let limits = a.limits.limits(&clock);
     let progress = Progress::new(a.output.json);
     let setup = a.engine.setup(&game, encoding, &config, &opts);
-    let explicit = (a.explicit_states > 0)
-        .then(|| ExplicitPrefix::new(&game, a.explicit_states, a.explicit_seconds));
+    let explicit_done = explicit.as_ref().map(explicit_layers).unwrap_or_default();
     let stats = setup.run(ReachJob {
         limits: &limits,
         explicit,
@@ -177,7 +192,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
         Err(e) => {
             // Stopped or failed in the set-up: say how far it got, also under --json.
             let failure = Failure::from(e).about(a.game.display());
-            report_setup(&header, &log.phases(), &failure.to_string(), a.output.json)?;
+            let (phases, json) = (log.phases(), a.output.json);
+            report_setup(&header, &phases, &explicit_done, &failure.to_string(), json)?;
             return Err(failure);
         }
     };
@@ -199,12 +215,47 @@ pub fn run(a: Args) -> Result<(), Failure> {
     }
 }
 
-/// What a run that ended in its set-up reports: the phases it went through.
+/// What a run that ended in its set-up reports: the phases it went through, and the layers
+/// expanded explicitly before it (empty if none).
 #[derive(Serialize)]
 struct SetupReport<'a> {
     game: String,
     setup_phases: &'a [Phase],
+    layers: &'a [ExplicitLayer],
+    partitioning: &'static str,
     stopped: String,
+}
+
+/// The first layers expanded explicitly before the set-up (`--explicit-states`), in at most
+/// `--explicit-seconds` and a third of the time left; `None` when off.
+fn explicit_prefix(
+    a: &Args,
+    game: &symgame_ground::GroundGame,
+    clock: &Clock,
+    log: &SetupLog,
+) -> Option<ExplicitRun> {
+    if a.explicit_states == 0 {
+        return None;
+    }
+    log.start("explicit");
+    let third = clock
+        .time_left()
+        .map_or(f64::INFINITY, |t| t.as_secs_f64() / 3.0);
+    let prefix = ExplicitPrefix::new(game, a.explicit_states, a.explicit_seconds.min(third));
+    let run = prefix.run(&a.limits.limits(clock));
+    log.note(format!("{} layers", run.layers.len()));
+    log.finish(None);
+    Some(run)
+}
+
+fn explicit_layers(run: &ExplicitRun) -> Vec<ExplicitLayer> {
+    run.layers
+        .iter()
+        .map(|&(states, terminal)| ExplicitLayer {
+            states: states.to_string(),
+            terminal: terminal.to_string(),
+        })
+        .collect()
 }
 
 /// Prints the report, as JSON or as a table.
@@ -224,6 +275,7 @@ fn print_report(header: &Header, facts: RunFacts, stats: &ReachStats, json: bool
 fn report_setup(
     header: &Header,
     phases: &[Phase],
+    explicit: &[ExplicitLayer],
     stopped: &str,
     json: bool,
 ) -> Result<(), Failure> {
@@ -231,9 +283,22 @@ fn report_setup(
         print_json(&SetupReport {
             game: header.game.clone(),
             setup_phases: phases,
+            layers: explicit,
+            partitioning: if explicit.is_empty() {
+                ""
+            } else {
+                "explicit only (the symbolic set-up stopped)"
+            },
             stopped: stopped.to_string(),
         })
     } else {
+        if !explicit.is_empty() {
+            println!("{:>5} {:>22} {:>22}", "layer", "states", "terminal");
+            for (i, l) in explicit.iter().enumerate() {
+                println!("{i:>5} {:>22} {:>22}", l.states, l.terminal);
+            }
+            println!("(expanded explicitly; the symbolic set-up stopped)");
+        }
         eprintln!("set-up: {}", phases_text(phases));
         Ok(())
     }

@@ -1,39 +1,60 @@
 //! The first layers of a breadth-first search expanded state by state with the explicit
-//! reasoner, while they are small: [`ExplicitPrefix`].
+//! reasoner, while they are small: [`ExplicitPrefix`] and its [`ExplicitRun`].
 //!
 //! A symbolic layer costs about the same whether it holds ten states or ten thousand: the
 //! images of a game compiled within each layer recompile its circuit per layer, and even a
 //! compiled relation pays its whole size per image. The first layers of most games hold a few
-//! states, which the explicit reasoner expands in microseconds each. So while a layer has at
-//! most [`ExplicitPrefix::max_states`] states and its expansion is predicted (from the seconds
-//! per state of the layer before) to take at most [`ExplicitPrefix::max_seconds`], it is
-//! expanded explicitly: its non-terminal states, and the successors of those, are built as
-//! BDDs straight from the state lists (a reduced node table from the sorted codes, imported
-//! into the engine), and the search goes on with exactly the sets a symbolic step would have
-//! given. Once a layer is too large or too slow, every later layer is expanded symbolically.
-//! The explicit reasoner is the same one the cross-checks trust; tests compare the layer
-//! counts with and without the prefix.
+//! states, which the explicit reasoner expands in microseconds each. So before the symbolic
+//! set-up, [`ExplicitPrefix::run`] expands the first layers explicitly while a layer has at
+//! most [`ExplicitPrefix::max_states`] states and its expansion fits (as predicted from the
+//! seconds per state of the layer before) in what is left of [`ExplicitPrefix::max_seconds`].
+//! The breadth-first search then replays each explicit step: the layer's non-terminal states
+//! and their successors are built as BDDs straight from the state lists (a reduced node table
+//! from the sorted codes, imported into the engine), and the search goes on with exactly the
+//! sets a symbolic step would have given. Every later layer is expanded symbolically. The
+//! explicit reasoner is the same one the cross-checks trust; tests compare the layer counts
+//! with and without the prefix. Because the run needs no BDD, its layers are known even when
+//! the symbolic set-up of a game stops.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Instant;
 
 use symgame_bdd::{BddEngine, BddNodes, BddResult, Var};
 use symgame_explicit::{MoveId, Reasoner, State};
 use symgame_ground::GroundGame;
-use symgame_limits::Guard;
+use symgame_limits::{Guard, Limits, StopReason};
 
 use crate::encoding::Encoding;
-use crate::interrupt::Interrupt;
 
 /// How the first layers of a search are expanded explicitly (see the module documentation).
-#[derive(Clone)]
 pub struct ExplicitPrefix {
     reasoner: Reasoner,
     /// The largest layer expanded explicitly, in states.
     pub max_states: usize,
-    /// The longest predicted (and allowed) explicit expansion of one layer, in seconds; a
-    /// layer that runs past it is expanded symbolically instead.
+    /// The longest the whole explicit run may take, in seconds; a layer predicted to take
+    /// longer than what is left, or running past it, ends the run (the layer is expanded
+    /// symbolically).
     pub max_seconds: f64,
+}
+
+/// One layer expanded explicitly: what the symbolic search replays.
+pub(crate) struct ExplicitStep {
+    /// The non-terminal states of the layer.
+    expand: Vec<State>,
+    /// Their successors (earlier states included, as an image gives them).
+    successors: Vec<State>,
+}
+
+/// The layers an [`ExplicitPrefix`] expanded, for the symbolic search to replay.
+#[derive(Default)]
+pub struct ExplicitRun {
+    steps: VecDeque<ExplicitStep>,
+    /// `(states, terminal)` of each layer expanded explicitly, from the initial state.
+    pub layers: Vec<(u64, u64)>,
+    /// Seconds the run took.
+    pub seconds: f64,
+    /// Set when a limit (time, Ctrl-C) ended the run.
+    pub stopped: Option<StopReason>,
 }
 
 impl ExplicitPrefix {
@@ -46,73 +67,70 @@ impl ExplicitPrefix {
         }
     }
 
-    /// The search's start: the initial state as the only state of the first layer.
-    pub(crate) fn start(&self) -> Frontier {
+    /// Expands the first layers explicitly (see the module documentation), within `limits`.
+    pub fn run(&self, limits: &Limits) -> ExplicitRun {
+        let guard = Guard::new(limits);
+        let started = guard.started;
         let init = self.reasoner.initial_state();
-        Frontier {
-            seen: HashSet::from([init.clone()]),
-            states: vec![init],
-            seconds_per_state: 0.0,
+        let mut seen = HashSet::from([init.clone()]);
+        let mut frontier = vec![init];
+        let mut run = ExplicitRun::default();
+        let mut per_state = 0.0;
+        while !frontier.is_empty() && frontier.len() <= self.max_states {
+            let left = self.max_seconds - started.elapsed().as_secs_f64();
+            if per_state * frontier.len() as f64 > left {
+                break;
+            }
+            let layer_started = Instant::now();
+            let step = match self.expand(&frontier, left, &guard) {
+                Ok(Some(step)) => step,
+                Ok(None) => break,
+                Err(why) => {
+                    run.stopped = Some(why);
+                    break;
+                }
+            };
+            per_state = layer_started.elapsed().as_secs_f64() / frontier.len() as f64;
+            let n = frontier.len() as u64;
+            run.layers.push((n, n - step.expand.len() as u64));
+            let new: Vec<State> = step
+                .successors
+                .iter()
+                .filter(|t| !seen.contains(*t))
+                .cloned()
+                .collect();
+            run.steps.push_back(step);
+            seen.extend(new.iter().cloned());
+            frontier = new;
         }
+        run.seconds = started.elapsed().as_secs_f64();
+        run
     }
-}
 
-/// The explicit side of a search between layers.
-pub(crate) struct Frontier {
-    /// The states of the last layer.
-    states: Vec<State>,
-    /// Every state of the layers so far, the last one included.
-    seen: HashSet<State>,
-    /// Seconds per state of the last explicit expansion (0 before the first).
-    seconds_per_state: f64,
-}
-
-/// One layer expanded explicitly.
-pub(crate) struct Step<E: BddEngine> {
-    /// The non-terminal states of the layer.
-    pub(crate) expand: E::Bdd,
-    /// Their successors (earlier states included, as an image would give them).
-    pub(crate) union: E::Bdd,
-    /// The states new in the next layer, if it is still small enough to go on explicitly.
-    new: Option<Vec<State>>,
-    seconds_per_state: f64,
-}
-
-impl Frontier {
-    /// The next layer from `self`, expanded explicitly; `Ok(None)` when the layer is too large,
-    /// predicted too slow, or ran past the time allowed (then nothing changed).
-    pub(crate) fn step<E: BddEngine>(
+    /// The non-terminal states of `layer` and their successors; `Ok(None)` when that takes
+    /// more than `seconds`.
+    fn expand(
         &self,
-        e: &E,
-        enc: &Encoding,
-        prefix: &ExplicitPrefix,
+        layer: &[State],
+        seconds: f64,
         guard: &Guard,
-    ) -> Result<Option<Step<E>>, Interrupt> {
-        let n = self.states.len();
-        // The node table is built recursively, one level a bit.
-        const MAX_BITS: u32 = 4096;
-        if enc.num_bits() > MAX_BITS
-            || n > prefix.max_states
-            || self.seconds_per_state * n as f64 > prefix.max_seconds
-        {
-            return Ok(None);
-        }
+    ) -> Result<Option<ExplicitStep>, StopReason> {
         let started = Instant::now();
-        let r = &prefix.reasoner;
+        let r = &self.reasoner;
         let mut expand = Vec::new();
         let mut successors: HashSet<State> = HashSet::new();
         let mut legal: Vec<Vec<MoveId>> = vec![Vec::new(); r.num_roles()];
-        for (k, s) in self.states.iter().enumerate() {
+        for (k, s) in layer.iter().enumerate() {
             if k % 64 == 0 {
                 guard.check()?;
-                if started.elapsed().as_secs_f64() > prefix.max_seconds {
+                if started.elapsed().as_secs_f64() > seconds {
                     return Ok(None);
                 }
             }
             if r.is_terminal(s) {
                 continue;
             }
-            expand.push(s);
+            expand.push(s.clone());
             for (role, l) in legal.iter_mut().enumerate() {
                 r.legal_moves_into(s, role, l);
             }
@@ -120,36 +138,42 @@ impl Frontier {
                 successors.insert(r.next_state(s, joint));
             });
         }
-        let (Some(expand), Some(union)) = (
-            states_bdd(e, enc, expand.into_iter())?,
-            states_bdd(e, enc, successors.iter())?,
-        ) else {
-            // A state outside the encoding's proven groups: impossible while the reasoner and
-            // the mutex proof agree; the symbolic step decides.
-            debug_assert!(false, "an explicit state breaks a proven fluent group");
-            return Ok(None);
-        };
-        let new: Vec<State> = successors
-            .into_iter()
-            .filter(|t| !self.seen.contains(t))
-            .collect();
-        Ok(Some(Step {
+        Ok(Some(ExplicitStep {
             expand,
-            union,
-            new: (new.len() <= prefix.max_states).then_some(new),
-            seconds_per_state: started.elapsed().as_secs_f64() / n.max(1) as f64,
+            successors: successors.into_iter().collect(),
         }))
     }
+}
 
-    /// The frontier after `step` (its new layer), or `None` when it ends the explicit prefix.
-    pub(crate) fn advance<E: BddEngine>(mut self, step: Step<E>) -> Option<Frontier> {
-        let new = step.new?;
-        self.seen.extend(new.iter().cloned());
-        Some(Frontier {
-            states: new,
-            seen: self.seen,
-            seconds_per_state: step.seconds_per_state,
-        })
+impl ExplicitRun {
+    /// The next layer's step as BDDs (its non-terminal states, their successors), if the run
+    /// expanded it; `None` once the run is replayed.
+    pub(crate) fn next_step<E: BddEngine>(
+        &mut self,
+        e: &E,
+        enc: &Encoding,
+    ) -> BddResult<Option<(E::Bdd, E::Bdd)>> {
+        // The node table is built recursively, one level a bit.
+        const MAX_BITS: u32 = 4096;
+        if enc.num_bits() > MAX_BITS {
+            self.steps.clear();
+        }
+        let Some(step) = self.steps.pop_front() else {
+            return Ok(None);
+        };
+        match (
+            states_bdd(e, enc, step.expand.iter())?,
+            states_bdd(e, enc, step.successors.iter())?,
+        ) {
+            (Some(expand), Some(union)) => Ok(Some((expand, union))),
+            _ => {
+                // A state outside the encoding's proven groups: impossible while the reasoner
+                // and the mutex proof agree; the symbolic steps decide from here.
+                debug_assert!(false, "an explicit state breaks a proven fluent group");
+                self.steps.clear();
+                Ok(None)
+            }
+        }
     }
 }
 

@@ -13,7 +13,7 @@ use crate::disjunction::or_all;
 use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
 use crate::interrupt::Interrupt;
-use crate::prefix::{ExplicitPrefix, Frontier};
+use crate::prefix::ExplicitRun;
 
 /// One breadth-first layer.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -52,7 +52,7 @@ pub struct ReachStats {
     #[serde(default)]
     pub partitioning: String,
     /// How many of the first layers were expanded state by state with the explicit reasoner
-    /// ([`ExplicitPrefix`]); the later ones symbolically.
+    /// ([`ExplicitPrefix`](crate::ExplicitPrefix)); the later ones symbolically.
     #[serde(default)]
     pub explicit_layers: usize,
     /// Seconds of the whole run.
@@ -113,9 +113,9 @@ pub(crate) struct Bfs<E: BddEngine> {
     /// Whether some layer had a successor in an earlier layer (known only once the layers
     /// stopped lying in distinct potential levels; until then none can).
     pub(crate) revisited: bool,
-    /// While the layers are expanded explicitly ([`ExplicitPrefix`]): the prefix and the
-    /// explicit side of the search.
-    explicit: Option<(ExplicitPrefix, Frontier)>,
+    /// The layers expanded explicitly before the search ([`crate::ExplicitPrefix`]), replayed
+    /// first (a popped step is gone even if the layer then stops).
+    explicit: Option<ExplicitRun>,
     /// How many layers were expanded explicitly.
     pub(crate) explicit_layers: usize,
 }
@@ -155,14 +155,13 @@ impl<E: BddEngine> Bfs<E> {
         })
     }
 
-    /// The search before its first layer, expanding its first layers explicitly while they
-    /// are small ([`ExplicitPrefix`]).
+    /// The search before its first layer, whose first layers replay `explicit`.
     pub(crate) fn start_with(
         g: &SymbolicGame<'_, E>,
-        prefix: Option<&ExplicitPrefix>,
+        explicit: Option<ExplicitRun>,
     ) -> Result<Bfs<E>, BddError> {
         let mut bfs = Bfs::start(g)?;
-        bfs.explicit = prefix.map(|p| (p.clone(), p.start()));
+        bfs.explicit = explicit;
         Ok(bfs)
     }
 }
@@ -191,14 +190,14 @@ pub(crate) fn next_layer<E: BddEngine>(
     }
     let mut images = Vec::new();
     let mut expand = None;
-    let step = match &bfs.explicit {
-        Some((prefix, front)) => front.step(e, g.encoding(), prefix, guard)?,
+    let step = match &mut bfs.explicit {
+        Some(run) => run.next_step(e, g.encoding())?,
         None => None,
     };
     let union = match (&step, g.layerwise()) {
-        (Some(step), _) => {
-            expand = Some(step.expand.clone());
-            step.union.clone()
+        (Some((x, union)), _) => {
+            expand = Some(x.clone());
+            union.clone()
         }
         (None, Some(lw)) => {
             let (x, image) = lw
@@ -271,10 +270,6 @@ pub(crate) fn next_layer<E: BddEngine>(
         bfs.expand = x;
     }
     bfs.explicit_layers += usize::from(step.is_some());
-    bfs.explicit = match (bfs.explicit.take(), step) {
-        (Some((prefix, front)), Some(step)) => front.advance(step).map(|f| (prefix, f)),
-        _ => None,
-    };
     Ok((new, new_expand))
 }
 
@@ -324,7 +319,7 @@ pub fn reach_until<E: BddEngine>(
 fn reach_impl<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     goal: Option<&E::Bdd>,
-    prefix: Option<&ExplicitPrefix>,
+    explicit: Option<ExplicitRun>,
     limits: &Limits,
     keep_layers: bool,
     keep_reached: bool,
@@ -343,7 +338,7 @@ fn reach_impl<E: BddEngine>(
         ..ReachStats::default()
     };
     let mut layers = Vec::new();
-    let mut bfs = match Bfs::start_with(g, prefix) {
+    let mut bfs = match Bfs::start_with(g, explicit) {
         Ok(b) => b,
         Err(_) => {
             stats.stopped = Some(StopReason::OutOfMemory);
@@ -427,16 +422,17 @@ fn reach_impl<E: BddEngine>(
 pub struct ReachJob<'a, F> {
     /// The limits of the search.
     pub limits: &'a Limits,
-    /// Expand the first layers explicitly while they are small (`None`: every layer
-    /// symbolically). The counts are the same either way.
-    pub explicit: Option<ExplicitPrefix>,
+    /// The first layers, expanded explicitly ([`ExplicitPrefix::run`](crate::ExplicitPrefix::run)) before the
+    /// set-up, replayed first (`None`: every layer symbolically). The counts are the same
+    /// either way.
+    pub explicit: Option<ExplicitRun>,
     /// Called after each layer.
     pub progress: F,
 }
 
 impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for ReachJob<'_, F> {
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<ReachStats, SymbolicError> {
-        let prefix = self.explicit.as_ref();
-        Ok(reach_impl(g, None, prefix, self.limits, false, false, self.progress).stats)
+        let explicit = self.explicit;
+        Ok(reach_impl(g, None, explicit, self.limits, false, false, self.progress).stats)
     }
 }

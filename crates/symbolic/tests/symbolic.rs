@@ -39,7 +39,7 @@ fn reach_with_prefix(
     setup
         .run(ReachJob {
             limits,
-            explicit: explicit.map(|n| ExplicitPrefix::new(game, n, 1e9)),
+            explicit: explicit.map(|n| ExplicitPrefix::new(game, n, 1e9).run(limits)),
             progress,
         })
         .unwrap()
