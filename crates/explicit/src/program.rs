@@ -64,6 +64,11 @@ impl Program {
         &self.lits[i.start as usize..(i.start + i.len) as usize]
     }
 
+    /// Whether instruction `i` is an AND (else an OR).
+    pub(crate) fn is_and(&self, i: &Instr) -> bool {
+        i.and
+    }
+
     #[inline]
     pub(crate) fn gate(&self, i: &Instr, vals: &[u8]) -> u8 {
         let lits = self.inputs(i);

@@ -1,6 +1,6 @@
 //! [`Reasoner`]: the compiled evaluator of a ground game, with its per-clone scratch space.
 
-use crate::incremental::{read, Base, NextPlan, LIST_BUDGET};
+use crate::incremental::{read, Base, NextPlan, Work, BUDGET};
 use crate::program::Program;
 use crate::State;
 use std::cell::RefCell;
@@ -32,18 +32,20 @@ struct Scratch {
     /// The moves of the current joint move, from the first move signal.
     moves: Vec<u32>,
     /// Scratch space of [`NextPlan::next_into`].
-    merged: Vec<u32>,
+    work: Work,
 }
 
 impl Scratch {
     fn new(c: &Compiled) -> Scratch {
+        let mut vals = vec![0; c.num_signals];
+        let base = c.plan.empty_base(c.num_fluents, &mut vals);
         Scratch {
-            vals: vec![0; c.num_signals],
+            vals,
             loaded: None,
             done: [false; 4],
-            base: c.plan.empty_base(c.num_fluents),
+            base,
             moves: Vec::with_capacity(c.move_offset.len()),
-            merged: Vec::new(),
+            work: c.plan.empty_work(),
         }
     }
 }
@@ -80,12 +82,12 @@ pub type MoveId = usize;
 impl Reasoner {
     /// Compiles `game`.
     pub fn new(game: &GroundGame) -> Reasoner {
-        Reasoner::with_list_budget(game, LIST_BUDGET)
+        Reasoner::with_budget(game, BUDGET)
     }
 
-    /// Compiles `game`, with at most `budget` entries in the per-move lists of the incremental
-    /// `next` evaluation (see [`LIST_BUDGET`]).
-    pub(crate) fn with_list_budget(game: &GroundGame, budget: usize) -> Reasoner {
+    /// Compiles `game`, with at most `budget` entries in the specializations of the `next` cone
+    /// to single moves (see [`BUDGET`]).
+    pub(crate) fn with_budget(game: &GroundGame, budget: usize) -> Reasoner {
         let nf = game.fluents.len();
         let legal_roots: Vec<Lit> = game.legal.iter().flatten().copied().collect();
         let goal_roots: Vec<Lit> = game.goals.iter().flatten().map(|g| g.1).collect();
@@ -228,7 +230,7 @@ impl Reasoner {
                 .map(|(&m, &o)| o + m as u32),
         );
         c.plan
-            .next_into(&mut sc.vals, &sc.base, &sc.moves, &mut sc.merged, out);
+            .next_into(s, &mut sc.vals, &mut sc.base, &mut sc.work, &sc.moves, out);
     }
 
     /// All joint moves in `s` (the Cartesian product of the roles' legal moves), in
