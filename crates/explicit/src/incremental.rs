@@ -62,9 +62,11 @@ pub(crate) struct Base {
     /// Per instruction of [`NextPlan::dep`]: its value with every move signal false.
     vals: Vec<u8>,
     /// Per acyclic instruction of [`NextPlan::dep`]: its true literals with every move false
-    /// (computed when a joint move first needs them: valid when `counted`).
+    /// (computed when a joint move first reaches the gate: valid where `stamps` is `stamp`).
     counts: Vec<u32>,
-    counted: bool,
+    stamps: Vec<u32>,
+    /// The state's stamp (one more per loaded state).
+    stamp: u32,
     /// The next state with every move signal false.
     next: State,
 }
@@ -338,7 +340,8 @@ impl NextPlan {
         let mut base = Base {
             vals: vec![0; self.dep.instrs.len()],
             counts: vec![0; self.dep.instrs.len()],
-            counted: false,
+            stamps: vec![0; self.dep.instrs.len()],
+            stamp: 1,
             next: State::empty(num_fluents),
         };
         for (j, c) in self.base_const.iter().enumerate() {
@@ -381,7 +384,11 @@ impl NextPlan {
                 }
             }
         }
-        base.counted = false;
+        base.stamp = base.stamp.wrapping_add(1);
+        if base.stamp == 0 {
+            base.stamps.fill(0);
+            base.stamp = 1;
+        }
         base.next.0.fill(0);
         for (f, &l) in self.next.iter().enumerate() {
             if read(vals, l) {
@@ -419,21 +426,12 @@ impl NextPlan {
         moves: &[u32],
         out: &mut State,
     ) {
-        if !base.counted {
-            // the counts at the base (`vals` is at the base)
-            for (j, c) in self.counted.iter().enumerate() {
-                let lits = &self.lits[c.start as usize..(c.start + c.n) as usize];
-                base.counts[j] = c.offset + lits.iter().map(|&l| read(vals, l) as u32).sum::<u32>();
-            }
-            work.counts.copy_from_slice(&base.counts);
-            base.counted = true;
-        }
         out.0.copy_from_slice(&base.next.0);
         for &m in moves {
             let s = self.first_move + m;
             if vals[s as usize] == 0 {
                 vals[s as usize] = 1;
-                self.propagate(s, 1, (0, 0), work);
+                self.propagate(s, 1, (0, 0), vals, base, work);
             }
         }
         self.settle(vals, base, work);
@@ -460,13 +458,27 @@ impl NextPlan {
     /// Signal `s` now has value `v` (it had the other one): adjusts the counts of its readers
     /// and marks them, except those of the cyclic run `skip`.
     #[inline]
-    fn propagate(&self, s: u32, v: u8, skip: (u32, u32), work: &mut Work) {
+    fn propagate(
+        &self,
+        s: u32,
+        v: u8,
+        skip: (u32, u32),
+        vals: &[u8],
+        base: &mut Base,
+        work: &mut Work,
+    ) {
         for &r in self.readers.get(s) {
             let j = r >> 1;
             if skip.0 <= j && j < skip.1 {
                 continue;
             }
             let j = j as usize;
+            if self.cyclic[j].1 == 0 && base.stamps[j] != base.stamp {
+                let c = self.base_count(j, vals, base);
+                base.counts[j] = c;
+                work.counts[j] = c;
+                base.stamps[j] = base.stamp;
+            }
             // the literal is true now iff `v ^ negated`
             if (v ^ (r & 1) as u8) != 0 {
                 work.counts[j] = work.counts[j].wrapping_add(1);
@@ -483,8 +495,22 @@ impl NextPlan {
         }
     }
 
+    /// The true literals of the acyclic instruction `j` of `dep` at the base (a move-dependent
+    /// input is read at its base value: `vals` may hold the current joint move's).
+    fn base_count(&self, j: usize, vals: &[u8], base: &Base) -> u32 {
+        let c = &self.counted[j];
+        let lits = &self.lits[c.start as usize..(c.start + c.n) as usize];
+        let true_lits = lits
+            .iter()
+            .filter(|&&l| match self.dep_of[(l >> 1) as usize] {
+                u32::MAX => read(vals, l),
+                k => base.vals[k as usize] ^ (l & 1) as u8 != 0,
+            });
+        c.offset + true_lits.count() as u32
+    }
+
     /// Decides the marked gates in circuit order, propagating the changes.
-    fn settle(&self, vals: &mut [u8], base: &Base, work: &mut Work) {
+    fn settle(&self, vals: &mut [u8], base: &mut Base, work: &mut Work) {
         let mut w = work.lo;
         while w <= work.hi && w < work.dirty.len() {
             let bits = work.dirty[w];
@@ -501,7 +527,7 @@ impl NextPlan {
                 if v != vals[out as usize] {
                     vals[out as usize] = v;
                     work.changed.push(j as u32);
-                    self.propagate(out, v, (0, 0), work);
+                    self.propagate(out, v, (0, 0), vals, base, work);
                 }
                 continue;
             }
@@ -516,7 +542,7 @@ impl NextPlan {
                 let v = vals[out as usize];
                 if v != base.vals[k] {
                     work.changed.push(k as u32);
-                    self.propagate(out, v, (a, b), work);
+                    self.propagate(out, v, (a, b), vals, base, work);
                 }
             }
         }
