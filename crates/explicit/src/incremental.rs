@@ -1,0 +1,582 @@
+//! The `next` cone, evaluated incrementally per joint move.
+//!
+//! A gate of the `next` cone is move-dependent if it reads a move signal, directly or through
+//! other gates (a whole cyclic block is if one of its gates reads a move-dependent signal); the
+//! symbolic compiler (`symgame-symbolic`, `Compiler::set_joint_move`) classifies the same way.
+//!
+//! Per loaded state, [`NextPlan::load_base`] evaluates the move-independent gates once, then the
+//! move-dependent ones with every move signal false (the base: move literals are folded to
+//! constants, so a gate that only reads moves costs nothing), and the base next state. It also
+//! records, per acyclic move-dependent gate, how many of its literals are true.
+//!
+//! A joint move then propagates changes from the move signals it sets, as in a propositional
+//! network: a signal that changes adjusts the true-literal count of each gate reading it, and a
+//! gate whose count changed is re-decided from its count (an AND is true when every literal is,
+//! an OR when one is), in circuit order, so a gate is decided after all its inputs. A cyclic
+//! block one of whose gates is reached is re-iterated from false to its least fixpoint. Only the
+//! next fluents whose `next` literal reads a changed signal are recomputed from the base next
+//! state; then the touched counts and values are restored to the base. Every gate no change
+//! reaches has its base value under the joint move.
+//!
+//! The cost of a joint move is the fan-out of the signals it changes, not the size of the gates
+//! it reaches: in games whose frame rules read every move (`(does ?p (move ?x1 ?y1 ?x2 ?y2))`
+//! with the cell distinct from both ends), every move reaches a disjunction over all moves per
+//! cell, which a re-evaluation would scan. The tables are linear in the circuit's wires (the
+//! readers of each signal), so no memory bound or fallback is needed, unlike lists of the gates
+//! reachable from each move (quadratic in the worst case).
+
+mod specialize;
+
+use crate::program::Program;
+use crate::State;
+use specialize::Specialized;
+pub(crate) use specialize::BUDGET;
+use symgame_ground::{GroundGame, Lit};
+
+/// A move-dependent gate as a count of true literals: its literals other than constants and
+/// move signals (`lits[start..start + n]`), the number of its constant and move literals true
+/// when every move is false (`offset`), and its number of literals (`len`).
+#[derive(Clone, Copy, Debug)]
+struct Counted {
+    start: u32,
+    n: u32,
+    offset: u32,
+    len: u32,
+    and: bool,
+}
+
+impl Counted {
+    #[inline]
+    fn value(&self, count: u32) -> u8 {
+        if self.and {
+            (count == self.len) as u8
+        } else {
+            (count > 0) as u8
+        }
+    }
+}
+
+/// The per-state values the joint moves of a state start from.
+#[derive(Clone, Debug)]
+pub(crate) struct Base {
+    /// Per instruction of [`NextPlan::dep`]: its value with every move signal false.
+    vals: Vec<u8>,
+    /// Per acyclic instruction of [`NextPlan::dep`]: its true literals with every move false
+    /// (computed when a joint move first reaches the gate: valid where `stamps` is `stamp`).
+    counts: Vec<u32>,
+    stamps: Vec<u32>,
+    /// The state's stamp (one more per loaded state).
+    stamp: u32,
+    /// The next state with every move signal false.
+    next: State,
+}
+
+/// Scratch space of one joint move.
+#[derive(Clone, Debug)]
+pub(crate) struct Work {
+    /// The counts of [`Base::counts`] under the current joint move.
+    counts: Vec<u32>,
+    /// One bit per instruction of [`NextPlan::dep`]: its count changed and it is not decided.
+    dirty: Vec<u64>,
+    /// The first and last words of `dirty` that may have a bit set.
+    lo: usize,
+    hi: usize,
+    /// The instructions whose count changed (to restore).
+    touched: Vec<u32>,
+    /// The instructions whose value changed (to restore, and to update the next fluents).
+    changed: Vec<u32>,
+}
+
+/// A compressed map from signals to values: `vals[start[s]..start[s + 1]]` for signal `s`.
+#[derive(Debug)]
+struct Csr {
+    start: Vec<u32>,
+    vals: Vec<u32>,
+}
+
+impl Csr {
+    /// From (signal, value) pairs, in the order of the values for each signal.
+    fn new(num_signals: usize, mut pairs: Vec<(u32, u32)>) -> Csr {
+        pairs.sort_unstable();
+        let mut start = vec![0; num_signals + 1];
+        for &(s, _) in &pairs {
+            start[s as usize + 1] += 1;
+        }
+        for s in 0..num_signals {
+            start[s + 1] += start[s];
+        }
+        Csr {
+            start,
+            vals: pairs.into_iter().map(|p| p.1).collect(),
+        }
+    }
+
+    #[inline]
+    fn get(&self, s: u32) -> &[u32] {
+        &self.vals[self.start[s as usize] as usize..self.start[s as usize + 1] as usize]
+    }
+}
+
+/// The compiled `next` cone, split into its move-independent and move-dependent parts.
+#[derive(Debug)]
+pub(crate) struct NextPlan {
+    /// The move-independent gates of the `next` cone that are not in the terminal or legal
+    /// cones (those must have been evaluated before [`Self::load_base`]).
+    indep: Program,
+    /// The move-dependent gates of the `next` cone (cyclic runs are evaluated from it).
+    dep: Program,
+    /// Per instruction of `dep`: the gate as a count (meaningless for cyclic runs' gates).
+    counted: Vec<Counted>,
+    /// The literals of `counted`.
+    lits: Vec<u32>,
+    /// Per instruction of `dep`: `(first, end)` of its cyclic run, or `(0, 0)`.
+    cyclic: Vec<(u32, u32)>,
+    /// Per signal: the readers among the instructions of `dep`, `j << 1 | negated` (one entry
+    /// per literal of a gate, after merging duplicate literals).
+    readers: Csr,
+    /// Per signal: the fluents whose `next` literal reads it (move signals and signals of
+    /// `dep` only).
+    fluents_of: Csr,
+    /// Per fluent: the code of its `next` literal.
+    next: Vec<u32>,
+    /// The first move signal, and one past the last.
+    first_move: u32,
+    end_move: u32,
+    /// Per signal: the instruction of `dep` that writes it, or `u32::MAX`.
+    dep_of: Vec<u32>,
+    /// Per instruction of `dep`: its value with every move false when that value does not
+    /// depend on the state (e.g. a disjunction of moves), else `None`.
+    base_const: Vec<Option<bool>>,
+    /// The instructions of `dep` to evaluate per state (the others are constant at the base),
+    /// as `j << 1` for an acyclic one and `a << 1 | 1` for the cyclic run from `a`.
+    base_eval: Vec<u32>,
+    /// Per move (from the first move signal): whether some gate of `dep` reads it or it is
+    /// some fluent's `next` literal.
+    effect: Vec<bool>,
+    /// The specializations to single moves.
+    spec: Specialized,
+}
+
+/// Per gate: whether it depends on a move signal (see the module documentation).
+fn move_dependent(game: &GroundGame) -> Vec<bool> {
+    let c = &game.circuit;
+    let nf = game.fluents.len() as u32;
+    let ni = c.num_inputs;
+    let is_move = |s: u32| s > nf && s < ni;
+    let mut dep = vec![false; c.gates.len()];
+    for b in &c.blocks {
+        let range = b.start as usize..b.end as usize;
+        let reads_dep = |dep: &[bool], l: &Lit| {
+            let s = l.signal();
+            is_move(s) || (s >= ni && dep[(s - ni) as usize])
+        };
+        if b.cyclic {
+            let d = range
+                .clone()
+                .any(|g| c.gates[g].inputs().iter().any(|l| reads_dep(&dep, l)));
+            for g in range {
+                dep[g] = d;
+            }
+        } else {
+            for g in range {
+                dep[g] = c.gates[g].inputs().iter().any(|l| reads_dep(&dep, l));
+            }
+        }
+    }
+    dep
+}
+
+/// Per instruction of `dep`: its value with every move signal (in `moves`) false if that does
+/// not depend on the state; and the instructions whose value does, in order (see
+/// [`NextPlan::base_eval`]).
+fn base_constants(
+    dep: &Program,
+    dep_of: &[u32],
+    moves: std::ops::Range<u32>,
+) -> (Vec<Option<bool>>, Vec<u32>) {
+    let mut base_const = vec![None; dep.instrs.len()];
+    let mut base_eval = Vec::new();
+    for &(a, b, cyclic) in &dep.runs {
+        if cyclic {
+            base_eval.push(a << 1 | 1);
+            continue;
+        }
+        for j in a as usize..b as usize {
+            let i = &dep.instrs[j];
+            let and = dep.is_and(i);
+            let (mut decided, mut unknown) = (false, false);
+            for &l in dep.inputs(i) {
+                let (s, neg) = (l >> 1, l & 1 == 1);
+                let v = if s == 0 {
+                    Some(!neg)
+                } else if moves.contains(&s) {
+                    Some(neg)
+                } else {
+                    match dep_of[s as usize] {
+                        u32::MAX => None,
+                        k => base_const[k as usize].map(|b: bool| b != neg),
+                    }
+                };
+                match v {
+                    Some(x) if x != and => decided = true,
+                    Some(_) => {}
+                    None => unknown = true,
+                }
+            }
+            base_const[j] = match (decided, unknown) {
+                (true, _) => Some(!and),
+                (false, false) => Some(and),
+                (false, true) => {
+                    base_eval.push((j as u32) << 1);
+                    None
+                }
+            };
+        }
+    }
+    (base_const, base_eval)
+}
+
+impl NextPlan {
+    /// The plan of `game`'s `next` cone, its specializations to single moves within `budget`
+    /// entries (see [`specialize::BUDGET`]).
+    pub(crate) fn new(game: &GroundGame, budget: usize) -> NextPlan {
+        let c = &game.circuit;
+        let dep = move_dependent(game);
+        let next_cone = c.cone(&game.next);
+        let mut state_roots: Vec<Lit> = game.legal.iter().flatten().copied().collect();
+        state_roots.push(game.terminal);
+        let state_cone = c.cone(&state_roots);
+        let indep = Program::compile_gates(c, |g| next_cone[g] && !dep[g] && !state_cone[g]);
+        let dep = Program::compile_gates(c, |g| next_cone[g] && dep[g]);
+        let first_move = game.fluents.len() as u32 + 1;
+        let end_move = c.num_inputs;
+        let mut cyclic = vec![(0, 0); dep.instrs.len()];
+        for &(a, b, cyc) in &dep.runs {
+            if cyc {
+                cyclic[a as usize..b as usize].fill((a, b));
+            }
+        }
+        let num_signals = c.num_signals();
+        let mut dep_of = vec![u32::MAX; num_signals];
+        for (j, i) in dep.instrs.iter().enumerate() {
+            dep_of[i.out as usize] = j as u32;
+        }
+        let (base_const, base_eval) = base_constants(&dep, &dep_of, first_move..end_move);
+        let mut counted = Vec::with_capacity(dep.instrs.len());
+        let mut lits = Vec::new();
+        let mut pairs = Vec::new();
+        let mut own: Vec<u32> = Vec::new();
+        for (j, i) in dep.instrs.iter().enumerate() {
+            own.clear();
+            own.extend_from_slice(dep.inputs(i));
+            own.sort_unstable();
+            own.dedup();
+            let start = lits.len() as u32;
+            let mut offset = 0;
+            for &l in &own {
+                let s = l >> 1;
+                if s == 0 || (first_move..end_move).contains(&s) {
+                    // constant true (code 0), or a move literal true when negated
+                    offset += (l == 0 || (s != 0 && l & 1 == 1)) as u32;
+                } else {
+                    lits.push(l);
+                }
+                if s >= first_move {
+                    pairs.push((s, (j as u32) << 1 | (l & 1)));
+                }
+            }
+            counted.push(Counted {
+                start,
+                n: lits.len() as u32 - start,
+                offset,
+                len: own.len() as u32,
+                and: dep.is_and(i),
+            });
+        }
+        let next: Vec<u32> = game.next.iter().map(|l| l.code()).collect();
+        let fluent_pairs = next
+            .iter()
+            .enumerate()
+            .map(|(f, &l)| (l >> 1, f as u32))
+            .filter(|&(s, _)| (first_move..end_move).contains(&s) || dep_of[s as usize] != u32::MAX)
+            .collect();
+        let readers = Csr::new(num_signals, pairs);
+        let fluents_of = Csr::new(num_signals, fluent_pairs);
+        let effect = (first_move..end_move)
+            .map(|s| !readers.get(s).is_empty() || !fluents_of.get(s).is_empty())
+            .collect();
+        let mut plan = NextPlan {
+            indep,
+            counted,
+            lits,
+            cyclic,
+            readers,
+            fluents_of,
+            dep,
+            next,
+            first_move,
+            end_move,
+            dep_of,
+            base_const,
+            base_eval,
+            effect,
+            spec: Specialized::default(),
+        };
+        plan.spec = Specialized::build(&plan, game.fluents.len(), game.num_moves(), budget);
+        plan
+    }
+
+    /// The instruction of `dep` that writes signal `s`, if any.
+    fn dep_of_signal(&self, s: u32) -> Option<usize> {
+        match self.dep_of[s as usize] {
+            u32::MAX => None,
+            j => Some(j as usize),
+        }
+    }
+
+    /// An empty base for this plan over `num_fluents` fluents, with the gates constant at the
+    /// base set there and in `vals` (no evaluation writes them but to restore them).
+    pub(crate) fn empty_base(&self, num_fluents: usize, vals: &mut [u8]) -> Base {
+        let mut base = Base {
+            vals: vec![0; self.dep.instrs.len()],
+            counts: vec![0; self.dep.instrs.len()],
+            stamps: vec![0; self.dep.instrs.len()],
+            stamp: 1,
+            next: State::empty(num_fluents),
+        };
+        for (j, c) in self.base_const.iter().enumerate() {
+            if let Some(v) = c {
+                base.vals[j] = *v as u8;
+                vals[self.dep.instrs[j].out as usize] = *v as u8;
+            }
+        }
+        base
+    }
+
+    /// Empty scratch space for this plan's joint moves.
+    pub(crate) fn empty_work(&self) -> Work {
+        Work {
+            counts: vec![0; self.dep.instrs.len()],
+            dirty: vec![0; self.dep.instrs.len().div_ceil(64)],
+            lo: usize::MAX,
+            hi: 0,
+            touched: Vec::new(),
+            changed: Vec::new(),
+        }
+    }
+
+    /// Evaluates the `next` cone of the state loaded in `vals` with every move signal false
+    /// (they must be), the terminal and legal parts already evaluated, and records the base.
+    pub(crate) fn load_base(&self, vals: &mut [u8], base: &mut Base) {
+        self.indep.run(vals);
+        let instrs = &self.dep.instrs;
+        for &item in &self.base_eval {
+            let j = (item >> 1) as usize;
+            if item & 1 == 0 {
+                let v = self.dep.gate(&instrs[j], vals);
+                vals[instrs[j].out as usize] = v;
+                base.vals[j] = v;
+            } else {
+                let end = self.cyclic[j].1 as usize;
+                self.dep.fixpoint(&instrs[j..end], vals);
+                for k in j..end {
+                    base.vals[k] = vals[instrs[k].out as usize];
+                }
+            }
+        }
+        base.stamp = base.stamp.wrapping_add(1);
+        if base.stamp == 0 {
+            base.stamps.fill(0);
+            base.stamp = 1;
+        }
+        base.next.0.fill(0);
+        for (f, &l) in self.next.iter().enumerate() {
+            if read(vals, l) {
+                base.next.insert(f);
+            }
+        }
+    }
+
+    /// Writes into `out` the state after the joint move whose moves (indexes from the first
+    /// move signal) are `moves` in `s`, whose base is loaded; leaves `vals` and `work` at the
+    /// base.
+    pub(crate) fn next_into(
+        &self,
+        s: &State,
+        vals: &mut [u8],
+        base: &mut Base,
+        work: &mut Work,
+        moves: &[u32],
+        out: &mut State,
+    ) {
+        let mut effective = moves.iter().filter(|&&m| self.effect[m as usize]);
+        match (effective.next(), effective.next()) {
+            (None, _) => out.0.copy_from_slice(&base.next.0),
+            (Some(&m), None) if self.spec.has(m) => self.spec.apply(m, s, vals, base, out),
+            _ => self.propagate_move(vals, base, work, moves, out),
+        }
+    }
+
+    /// [`Self::next_into`] by change propagation (see the module documentation).
+    fn propagate_move(
+        &self,
+        vals: &mut [u8],
+        base: &mut Base,
+        work: &mut Work,
+        moves: &[u32],
+        out: &mut State,
+    ) {
+        out.0.copy_from_slice(&base.next.0);
+        for &m in moves {
+            let s = self.first_move + m;
+            if vals[s as usize] == 0 {
+                vals[s as usize] = 1;
+                self.propagate(s, 1, (0, 0), vals, base, work);
+            }
+        }
+        self.settle(vals, base, work);
+        for &m in moves {
+            self.update_fluents(vals, self.first_move + m, out);
+        }
+        for &j in &work.changed {
+            self.update_fluents(vals, self.dep.instrs[j as usize].out, out);
+        }
+        // back to the base
+        for &j in &work.touched {
+            work.counts[j as usize] = base.counts[j as usize];
+        }
+        for &j in &work.changed {
+            vals[self.dep.instrs[j as usize].out as usize] = base.vals[j as usize];
+        }
+        for &m in moves {
+            vals[(self.first_move + m) as usize] = 0;
+        }
+        work.touched.clear();
+        work.changed.clear();
+    }
+
+    /// Signal `s` now has value `v` (it had the other one): adjusts the counts of its readers
+    /// and marks them, except those of the cyclic run `skip`.
+    #[inline]
+    fn propagate(
+        &self,
+        s: u32,
+        v: u8,
+        skip: (u32, u32),
+        vals: &[u8],
+        base: &mut Base,
+        work: &mut Work,
+    ) {
+        for &r in self.readers.get(s) {
+            let j = r >> 1;
+            if skip.0 <= j && j < skip.1 {
+                continue;
+            }
+            let j = j as usize;
+            if self.cyclic[j].1 == 0 && base.stamps[j] != base.stamp {
+                let c = self.base_count(j, vals, base);
+                base.counts[j] = c;
+                work.counts[j] = c;
+                base.stamps[j] = base.stamp;
+            }
+            // the literal is true now iff `v ^ negated`
+            if (v ^ (r & 1) as u8) != 0 {
+                work.counts[j] = work.counts[j].wrapping_add(1);
+            } else {
+                work.counts[j] = work.counts[j].wrapping_sub(1);
+            }
+            let (w, bit) = (j / 64, 1u64 << (j % 64));
+            if work.dirty[w] & bit == 0 {
+                work.dirty[w] |= bit;
+                work.touched.push(j as u32);
+                work.lo = work.lo.min(w);
+                work.hi = work.hi.max(w);
+            }
+        }
+    }
+
+    /// The true literals of the acyclic instruction `j` of `dep` at the base (a move-dependent
+    /// input is read at its base value: `vals` may hold the current joint move's).
+    fn base_count(&self, j: usize, vals: &[u8], base: &Base) -> u32 {
+        let c = &self.counted[j];
+        let lits = &self.lits[c.start as usize..(c.start + c.n) as usize];
+        let true_lits = lits
+            .iter()
+            .filter(|&&l| match self.dep_of[(l >> 1) as usize] {
+                u32::MAX => read(vals, l),
+                k => base.vals[k as usize] ^ (l & 1) as u8 != 0,
+            });
+        c.offset + true_lits.count() as u32
+    }
+
+    /// Decides the marked gates in circuit order, propagating the changes.
+    fn settle(&self, vals: &mut [u8], base: &mut Base, work: &mut Work) {
+        let mut w = work.lo;
+        while w <= work.hi && w < work.dirty.len() {
+            let bits = work.dirty[w];
+            if bits == 0 {
+                w += 1;
+                continue;
+            }
+            let j = w * 64 + bits.trailing_zeros() as usize;
+            work.dirty[w] &= bits - 1;
+            let (a, b) = self.cyclic[j];
+            if b == 0 {
+                let out = self.dep.instrs[j].out;
+                let v = self.counted[j].value(work.counts[j]);
+                if v != vals[out as usize] {
+                    vals[out as usize] = v;
+                    work.changed.push(j as u32);
+                    self.propagate(out, v, (0, 0), vals, base, work);
+                }
+                continue;
+            }
+            // a cyclic run: re-iterate it from false
+            for k in a as usize..b as usize {
+                work.dirty[k / 64] &= !(1u64 << (k % 64));
+            }
+            self.dep
+                .fixpoint(&self.dep.instrs[a as usize..b as usize], vals);
+            for k in a as usize..b as usize {
+                let out = self.dep.instrs[k].out;
+                let v = vals[out as usize];
+                if v != base.vals[k] {
+                    work.changed.push(k as u32);
+                    self.propagate(out, v, (a, b), vals, base, work);
+                }
+            }
+        }
+        work.lo = usize::MAX;
+        work.hi = 0;
+    }
+
+    /// Recomputes in `out` the fluents whose `next` literal reads signal `s`.
+    #[inline]
+    fn update_fluents(&self, vals: &[u8], s: u32, out: &mut State) {
+        for &f in self.fluents_of.get(s) {
+            let f = f as usize;
+            if read(vals, self.next[f]) {
+                out.insert(f);
+            } else {
+                out.remove(f);
+            }
+        }
+    }
+
+    /// The number of moves with a specialization.
+    #[cfg(test)]
+    pub(crate) fn num_specialized(&self) -> usize {
+        self.spec.len()
+    }
+
+    /// The number of cyclic runs among the move-dependent gates.
+    #[cfg(test)]
+    pub(crate) fn num_cyclic_runs(&self) -> usize {
+        self.dep.runs.iter().filter(|r| r.2).count()
+    }
+}
+
+#[inline]
+pub(crate) fn read(vals: &[u8], code: u32) -> bool {
+    vals[(code >> 1) as usize] ^ (code & 1) as u8 != 0
+}

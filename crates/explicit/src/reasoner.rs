@@ -1,0 +1,267 @@
+//! [`Reasoner`]: the compiled evaluator of a ground game, with its per-clone scratch space.
+
+use crate::incremental::{read, Base, NextPlan, Work, BUDGET};
+use crate::program::Program;
+use crate::State;
+use std::cell::RefCell;
+use std::sync::Arc;
+use symgame_ground::{GroundGame, Lit};
+
+pub(crate) struct Compiled {
+    pub(crate) num_fluents: usize,
+    num_signals: usize,
+    init: State,
+    /// programs for the cones of terminal, legal and goal (in this order; see `Part`)
+    parts: [Program; 3],
+    pub(crate) plan: NextPlan,
+    legal: Vec<Vec<u32>>,
+    pub(crate) goals: Vec<Vec<(u8, u32)>>,
+    terminal: u32,
+    /// Per role: the index of its first move among all moves (from the first move signal).
+    move_offset: Vec<u32>,
+}
+
+struct Scratch {
+    vals: Vec<u8>,
+    /// The state whose fluents are loaded in `vals`.
+    loaded: Option<State>,
+    /// Which of the parts (terminal, legal, goal, next base) have been evaluated for `loaded`.
+    done: [bool; 4],
+    /// The base of the `next` cone for `loaded` (valid when `done[Part::Next]`).
+    base: Base,
+    /// The moves of the current joint move, from the first move signal.
+    moves: Vec<u32>,
+    /// Scratch space of [`NextPlan::next_into`].
+    work: Work,
+}
+
+impl Scratch {
+    fn new(c: &Compiled) -> Scratch {
+        let mut vals = vec![0; c.num_signals];
+        let base = c.plan.empty_base(c.num_fluents, &mut vals);
+        Scratch {
+            vals,
+            loaded: None,
+            done: [false; 4],
+            base,
+            moves: Vec::with_capacity(c.move_offset.len()),
+            work: c.plan.empty_work(),
+        }
+    }
+}
+
+/// The parts of the circuit evaluated lazily per state: the state-only cones, and the base of
+/// the `next` cone (which needs the terminal and legal parts; see [`NextPlan::load_base`]).
+#[derive(Clone, Copy)]
+enum Part {
+    Terminal = 0,
+    Legal = 1,
+    Goal = 2,
+    Next = 3,
+}
+
+/// A compiled evaluator of a ground game. Cheap to clone (the programs are shared); each clone
+/// has its own scratch space, so give each thread its own clone.
+pub struct Reasoner {
+    pub(crate) c: Arc<Compiled>,
+    scratch: RefCell<Scratch>,
+}
+
+impl Clone for Reasoner {
+    fn clone(&self) -> Reasoner {
+        Reasoner {
+            c: self.c.clone(),
+            scratch: RefCell::new(Scratch::new(&self.c)),
+        }
+    }
+}
+
+/// A move of one role: an index into that role's move list in the ground game.
+pub type MoveId = usize;
+
+impl Reasoner {
+    /// Compiles `game`.
+    pub fn new(game: &GroundGame) -> Reasoner {
+        Reasoner::with_budget(game, BUDGET)
+    }
+
+    /// Compiles `game`, with at most `budget` entries in the specializations of the `next` cone
+    /// to single moves (see [`BUDGET`]).
+    pub(crate) fn with_budget(game: &GroundGame, budget: usize) -> Reasoner {
+        let nf = game.fluents.len();
+        let legal_roots: Vec<Lit> = game.legal.iter().flatten().copied().collect();
+        let goal_roots: Vec<Lit> = game.goals.iter().flatten().map(|g| g.1).collect();
+        let mut init = State::empty(nf);
+        for &f in &game.init {
+            init.insert(f);
+        }
+        let first_move = game.fluents.len() as u32 + 1;
+        let move_offset = (0..game.roles.len())
+            .map(|r| game.move_signal(r, 0) - first_move)
+            .collect();
+        let c = Compiled {
+            num_fluents: nf,
+            num_signals: game.circuit.num_signals(),
+            init,
+            parts: [
+                Program::compile(&game.circuit, &[game.terminal]),
+                Program::compile(&game.circuit, &legal_roots),
+                Program::compile(&game.circuit, &goal_roots),
+            ],
+            plan: NextPlan::new(game, budget),
+            legal: game
+                .legal
+                .iter()
+                .map(|ls| ls.iter().map(|l| l.code()).collect())
+                .collect(),
+            goals: game
+                .goals
+                .iter()
+                .map(|gs| gs.iter().map(|&(v, l)| (v, l.code())).collect())
+                .collect(),
+            terminal: game.terminal.code(),
+            move_offset,
+        };
+        let scratch = RefCell::new(Scratch::new(&c));
+        Reasoner {
+            c: Arc::new(c),
+            scratch,
+        }
+    }
+
+    /// The number of roles.
+    pub fn num_roles(&self) -> usize {
+        self.c.legal.len()
+    }
+
+    /// The number of fluents.
+    pub fn num_fluents(&self) -> usize {
+        self.c.num_fluents
+    }
+
+    /// The initial state.
+    pub fn initial_state(&self) -> State {
+        self.c.init.clone()
+    }
+
+    /// Loads `s` into `sc` (unless loaded) and evaluates `part` of the circuit (unless done).
+    fn prepare(c: &Compiled, sc: &mut Scratch, s: &State, part: Part) {
+        if sc.loaded.as_ref() != Some(s) {
+            load_fluents(&mut sc.vals, s, c.num_fluents);
+            match &mut sc.loaded {
+                Some(l) => l.0.copy_from_slice(&s.0),
+                None => sc.loaded = Some(s.clone()),
+            }
+            sc.done = [false; 4];
+        }
+        if sc.done[part as usize] {
+            return;
+        }
+        if let Part::Next = part {
+            Self::prepare(c, sc, s, Part::Terminal);
+            Self::prepare(c, sc, s, Part::Legal);
+            c.plan.load_base(&mut sc.vals, &mut sc.base);
+        } else {
+            c.parts[part as usize].run(&mut sc.vals);
+        }
+        sc.done[part as usize] = true;
+    }
+
+    /// Loads `s` (unless loaded) and evaluates `part` of the circuit (unless done).
+    fn with_state<R>(&self, s: &State, part: Part, f: impl FnOnce(&Compiled, &[u8]) -> R) -> R {
+        let mut sc = self.scratch.borrow_mut();
+        Self::prepare(&self.c, &mut sc, s, part);
+        f(&self.c, &sc.vals)
+    }
+
+    /// Whether `s` is terminal.
+    pub fn is_terminal(&self, s: &State) -> bool {
+        self.with_state(s, Part::Terminal, |c, v| read(v, c.terminal))
+    }
+
+    /// The goal value of `role` in `s`: the highest value whose condition holds, if any.
+    pub fn goal(&self, s: &State, role: usize) -> Option<u8> {
+        self.with_state(s, Part::Goal, |c, v| {
+            c.goals[role]
+                .iter()
+                .rev()
+                .find(|g| read(v, g.1))
+                .map(|g| g.0)
+        })
+    }
+
+    /// The legal moves of `role` in `s`, written into `out` (cleared first).
+    pub fn legal_moves_into(&self, s: &State, role: usize, out: &mut Vec<MoveId>) {
+        out.clear();
+        self.with_state(s, Part::Legal, |c, v| {
+            for (m, &l) in c.legal[role].iter().enumerate() {
+                if read(v, l) {
+                    out.push(m);
+                }
+            }
+        })
+    }
+
+    /// The legal moves of `role` in `s`.
+    pub fn legal_moves(&self, s: &State, role: usize) -> Vec<MoveId> {
+        let mut out = Vec::new();
+        self.legal_moves_into(s, role, &mut out);
+        out
+    }
+
+    /// The state after every role plays its move of `joint` (one per role) in `s`.
+    pub fn next_state(&self, s: &State, joint: &[MoveId]) -> State {
+        let mut t = State::empty(self.c.num_fluents);
+        self.next_state_into(s, joint, &mut t);
+        t
+    }
+
+    /// [`Self::next_state`] written into `out` (a state over this game's fluents).
+    pub(crate) fn next_state_into(&self, s: &State, joint: &[MoveId], out: &mut State) {
+        let c = &*self.c;
+        let mut sc = self.scratch.borrow_mut();
+        let sc = &mut *sc;
+        Self::prepare(c, sc, s, Part::Next);
+        sc.moves.clear();
+        sc.moves.extend(
+            joint
+                .iter()
+                .zip(&c.move_offset)
+                .map(|(&m, &o)| o + m as u32),
+        );
+        c.plan
+            .next_into(s, &mut sc.vals, &mut sc.base, &mut sc.work, &sc.moves, out);
+    }
+
+    /// All joint moves in `s` (the Cartesian product of the roles' legal moves), in
+    /// lexicographic order.
+    pub fn joint_moves(&self, s: &State) -> Vec<Vec<MoveId>> {
+        let per_role: Vec<Vec<MoveId>> = (0..self.num_roles())
+            .map(|r| self.legal_moves(s, r))
+            .collect();
+        let mut out = vec![Vec::new()];
+        for ms in &per_role {
+            let mut next = Vec::with_capacity(out.len() * ms.len());
+            for j in &out {
+                for &m in ms {
+                    let mut k = j.clone();
+                    k.push(m);
+                    next.push(k);
+                }
+            }
+            out = next;
+        }
+        out
+    }
+}
+
+fn load_fluents(vals: &mut [u8], s: &State, nf: usize) {
+    vals[0] = 1;
+    for (w, &bits) in s.0.iter().enumerate() {
+        let lo = w * 64;
+        let hi = (lo + 64).min(nf);
+        for (k, v) in vals[1 + lo..1 + hi].iter_mut().enumerate() {
+            *v = (bits >> k & 1) as u8;
+        }
+    }
+}
