@@ -86,8 +86,9 @@ impl Reasoner {
     }
 
     /// Compiles `game`, with at most `budget` entries in the specializations of the `next` cone
-    /// to single moves (see [`BUDGET`]).
-    pub(crate) fn with_budget(game: &GroundGame, budget: usize) -> Reasoner {
+    /// to single moves (see [`BUDGET`]; 0: none, the fastest to build, for a short use such as
+    /// a few thousand random playouts).
+    pub fn with_budget(game: &GroundGame, budget: usize) -> Reasoner {
         let nf = game.fluents.len();
         let legal_roots: Vec<Lit> = game.legal.iter().flatten().copied().collect();
         let goal_roots: Vec<Lit> = game.goals.iter().flatten().map(|g| g.1).collect();

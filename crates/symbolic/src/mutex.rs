@@ -473,7 +473,9 @@ fn falsify_by_playouts(
     const MAX_STATES: usize = 100_000;
     const MAX_DEPTH: usize = 1_000;
     let started = Instant::now();
-    let reasoner = symgame_explicit::Reasoner::new(game);
+    // No per-move specializations: they take longer to build (a second on a large circuit)
+    // than these playouts take to run.
+    let reasoner = symgame_explicit::Reasoner::with_budget(game, 0);
     let roles = reasoner.num_roles();
     // SplitMix64: a fixed seed keeps the proof, and so the encoding, deterministic.
     let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;

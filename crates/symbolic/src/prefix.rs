@@ -29,6 +29,8 @@ use crate::encoding::Encoding;
 /// How the first layers of a search are expanded explicitly (see the module documentation).
 pub struct ExplicitPrefix {
     reasoner: Reasoner,
+    /// When the prefix was made: the budget counts the reasoner's compilation too.
+    created: Instant,
     /// The largest layer expanded explicitly, in states.
     pub max_states: usize,
     /// The longest the whole explicit run may take, in seconds; a layer predicted to take
@@ -61,16 +63,18 @@ impl ExplicitPrefix {
     /// The explicit prefix of searches on `game`.
     pub fn new(game: &GroundGame, max_states: usize, max_seconds: f64) -> ExplicitPrefix {
         ExplicitPrefix {
+            created: Instant::now(),
             reasoner: Reasoner::new(game),
             max_states,
             max_seconds,
         }
     }
 
-    /// Expands the first layers explicitly (see the module documentation), within `limits`.
+    /// Expands the first layers explicitly (see the module documentation), within `limits`
+    /// and what is left of [`Self::max_seconds`] since the prefix was made.
     pub fn run(&self, limits: &Limits) -> ExplicitRun {
         let guard = Guard::new(limits);
-        let started = guard.started;
+        let started = self.created;
         let init = self.reasoner.initial_state();
         let mut seen = HashSet::from([init.clone()]);
         let mut frontier = vec![init];
@@ -120,8 +124,13 @@ impl ExplicitPrefix {
         let mut expand = Vec::new();
         let mut successors: HashSet<State> = HashSet::new();
         let mut legal: Vec<Vec<MoveId>> = vec![Vec::new(); r.num_roles()];
-        for (k, s) in layer.iter().enumerate() {
-            if k % 64 == 0 {
+        // Checked every 64 states or updates, and so also within a state of many joint moves
+        // (four roles of a hundred moves each: 10^8 joint moves).
+        let mut updates = 0u64;
+        let mut expired = false;
+        for s in layer {
+            updates += 1;
+            if updates.is_multiple_of(64) {
                 guard.check()?;
                 if started.elapsed().as_secs_f64() > seconds {
                     return Ok(None);
@@ -134,9 +143,18 @@ impl ExplicitPrefix {
             for (role, l) in legal.iter_mut().enumerate() {
                 r.legal_moves_into(s, role, l);
             }
-            for_each_joint_move(&legal, |joint| {
+            let done = for_each_joint_move(&legal, |joint| {
                 successors.insert(r.next_state(s, joint));
+                updates += 1;
+                if updates.is_multiple_of(64) {
+                    expired = guard.check().is_err() || started.elapsed().as_secs_f64() > seconds;
+                }
+                !expired
             });
+            if !done || expired {
+                guard.check()?;
+                return Ok(None);
+            }
         }
         Ok(Some(ExplicitStep {
             expand,
@@ -177,20 +195,22 @@ impl ExplicitRun {
     }
 }
 
-/// Calls `f` with every joint move of `legal` (one move per role), the last role fastest;
-/// none if a role has no legal move.
-fn for_each_joint_move(legal: &[Vec<MoveId>], mut f: impl FnMut(&[MoveId])) {
+/// Calls `f` with every joint move of `legal` (one move per role), the last role fastest,
+/// until it returns false (then returns false); none if a role has no legal move.
+fn for_each_joint_move(legal: &[Vec<MoveId>], mut f: impl FnMut(&[MoveId]) -> bool) -> bool {
     if legal.iter().any(|l| l.is_empty()) {
-        return;
+        return true;
     }
     let mut idx = vec![0usize; legal.len()];
     let mut joint: Vec<MoveId> = legal.iter().map(|l| l[0]).collect();
     loop {
-        f(&joint);
+        if !f(&joint) {
+            return false;
+        }
         let mut pos = legal.len();
         loop {
             if pos == 0 {
-                return;
+                return true;
             }
             pos -= 1;
             idx[pos] += 1;

@@ -11,8 +11,10 @@
 //! state, which become true), then the few fluents left over read their folded literal, after a
 //! small residual program (the gates that did not fold) writes the gates' values in place.
 //!
-//! The tables are bounded: past [`BUDGET`] entries in all, the remaining moves are not
-//! specialized, and their joint moves take the general path (change propagation).
+//! The tables are bounded: past [`BUDGET`] entries in all, or [`BUILD_SECONDS`] of building
+//! (amazons has 173,962 moves, each with a cone to fold), the remaining moves are not
+//! specialized, and their joint moves take the general path (change propagation). The results
+//! are the same either way; only the speed differs.
 
 use super::{read, Base, NextPlan};
 use crate::State;
@@ -20,6 +22,9 @@ use crate::State;
 /// The most entries (residual literals and instructions, mask words, left-over fluents) the
 /// specializations may hold over all moves: 2^24 entries of 4 to 8 bytes (at most ~128 MB).
 pub(crate) const BUDGET: usize = 1 << 24;
+
+/// The longest the specializations may take to build, in seconds.
+pub(crate) const BUILD_SECONDS: f64 = 0.5;
 
 /// A residual gate: writes signal `out` (the gate of instruction `dep` of [`NextPlan::dep`])
 /// from `lits[start..start + len]`.
@@ -92,9 +97,12 @@ impl Specialized {
             reached: Vec::new(),
             stack: Vec::new(),
         };
+        let started = std::time::Instant::now();
         for m in 0..num_moves {
             let size = sp.lits.len() + sp.instrs.len() + sp.masks.len() + sp.left.len();
-            if size + 3 * words > budget {
+            if size + 3 * words > budget
+                || (m % 64 == 0 && started.elapsed().as_secs_f64() > BUILD_SECONDS)
+            {
                 break;
             }
             if let Some(spec) = b.specialize(&mut sp, plan.first_move + m as u32) {
