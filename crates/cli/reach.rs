@@ -30,9 +30,10 @@ pub struct Args {
     terminal_cluster_nodes: usize,
     /// Before the symbolic set-up, expand the first layers state by state with the explicit
     /// reasoner while a layer has at most N states and fits in --explicit-seconds (0: every
-    /// layer symbolically). The first layers of most games are tiny, and a symbolic layer
-    /// costs about the same whatever its size; the counts are the same either way.
-    #[arg(long, value_name = "N", default_value_t = 200_000)]
+    /// layer symbolically); a game then compiled within each layer goes on explicitly up to
+    /// 4 N states, in as long again. The first layers of most games are tiny, and a symbolic
+    /// layer costs about the same whatever its size; the counts are the same either way.
+    #[arg(long, value_name = "N", default_value_t = 50_000)]
     explicit_states: usize,
     /// The longest the explicit expansion of the first layers may take in all, in seconds (at
     /// most a third of the time left; see --explicit-states).

@@ -157,35 +157,6 @@ pub(crate) struct NextPlan {
     spec: Specialized,
 }
 
-/// Per gate: whether it depends on a move signal (see the module documentation).
-fn move_dependent(game: &GroundGame) -> Vec<bool> {
-    let c = &game.circuit;
-    let nf = game.fluents.len() as u32;
-    let ni = c.num_inputs;
-    let is_move = |s: u32| s > nf && s < ni;
-    let mut dep = vec![false; c.gates.len()];
-    for b in &c.blocks {
-        let range = b.start as usize..b.end as usize;
-        let reads_dep = |dep: &[bool], l: &Lit| {
-            let s = l.signal();
-            is_move(s) || (s >= ni && dep[(s - ni) as usize])
-        };
-        if b.cyclic {
-            let d = range
-                .clone()
-                .any(|g| c.gates[g].inputs().iter().any(|l| reads_dep(&dep, l)));
-            for g in range {
-                dep[g] = d;
-            }
-        } else {
-            for g in range {
-                dep[g] = c.gates[g].inputs().iter().any(|l| reads_dep(&dep, l));
-            }
-        }
-    }
-    dep
-}
-
 /// Per instruction of `dep`: its value with every move signal (in `moves`) false if that does
 /// not depend on the state; and the instructions whose value does, in order (see
 /// [`NextPlan::base_eval`]).
@@ -241,7 +212,7 @@ impl NextPlan {
     /// entries (see [`specialize::BUDGET`]).
     pub(crate) fn new(game: &GroundGame, budget: usize) -> NextPlan {
         let c = &game.circuit;
-        let dep = move_dependent(game);
+        let dep = game.move_dependent_gates();
         let next_cone = c.cone(&game.next);
         let mut state_roots: Vec<Lit> = game.legal.iter().flatten().copied().collect();
         state_roots.push(game.terminal);

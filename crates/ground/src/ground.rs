@@ -128,6 +128,38 @@ impl GroundGame {
         (1 + self.fluents.len() + before + m) as u32
     }
 
+    /// Per gate of the circuit: whether it reads a move signal, directly or through other
+    /// gates. All the gates of a cyclic block are, if one of them reads such a signal (the
+    /// block is evaluated as a whole). The move-independent gates have the same value for
+    /// every joint move of a state, so the reasoners evaluate them once per state or set.
+    pub fn move_dependent_gates(&self) -> Vec<bool> {
+        let c = &self.circuit;
+        let nf = self.fluents.len() as u32;
+        let ni = c.num_inputs;
+        let is_move = |s: u32| s > nf && s < ni;
+        let mut dep = vec![false; c.gates.len()];
+        for b in &c.blocks {
+            let range = b.start as usize..b.end as usize;
+            let reads_dep = |dep: &[bool], l: &Lit| {
+                let s = l.signal();
+                is_move(s) || (s >= ni && dep[(s - ni) as usize])
+            };
+            if b.cyclic {
+                let d = range
+                    .clone()
+                    .any(|g| c.gates[g].inputs().iter().any(|l| reads_dep(&dep, l)));
+                for g in range {
+                    dep[g] = d;
+                }
+            } else {
+                for g in range {
+                    dep[g] = c.gates[g].inputs().iter().any(|l| reads_dep(&dep, l));
+                }
+            }
+        }
+        dep
+    }
+
     /// The total number of moves over all roles.
     pub fn num_moves(&self) -> usize {
         self.roles.iter().map(|r| r.moves.len()).sum()

@@ -67,29 +67,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
     /// A compiler whose fluent `f` reads `fluents[f]`.
     fn new(e: &'a E, game: &'a GroundGame, fluents: Vec<E::Bdd>) -> Self {
         let c = &game.circuit;
-        let nf = game.fluents.len() as u32;
-        let ni = c.num_inputs;
-        let is_move = |s: u32| s > nf && s < ni;
-        let mut dep = vec![false; c.gates.len()];
-        for b in &c.blocks {
-            let range = b.start as usize..b.end as usize;
-            let reads_dep = |dep: &[bool], l: &Lit| {
-                let s = l.signal();
-                is_move(s) || (s >= ni && dep[(s - ni) as usize])
-            };
-            if b.cyclic {
-                let d = range
-                    .clone()
-                    .any(|g| c.gates[g].inputs().iter().any(|l| reads_dep(&dep, l)));
-                for g in range {
-                    dep[g] = d;
-                }
-            } else {
-                for g in range {
-                    dep[g] = c.gates[g].inputs().iter().any(|l| reads_dep(&dep, l));
-                }
-            }
-        }
+        let dep = game.move_dependent_gates();
         let move_base = (0..game.roles.len())
             .map(|r| (game.move_signal(r, 0) as usize) - game.fluents.len() - 1)
             .collect();

@@ -29,14 +29,17 @@ use crate::encoding::Encoding;
 /// How the first layers of a search are expanded explicitly (see the module documentation).
 pub struct ExplicitPrefix {
     reasoner: Reasoner,
-    /// When the prefix was made: the budget counts the reasoner's compilation too.
+    /// When the prefix was made: the first budget counts the reasoner's compilation too.
     created: Instant,
-    /// The largest layer expanded explicitly, in states.
+    /// The largest layer expanded explicitly before the set-up, in states.
     pub max_states: usize,
-    /// The longest the whole explicit run may take, in seconds; a layer predicted to take
-    /// longer than what is left, or running past it, ends the run (the layer is expanded
-    /// symbolically).
+    /// The longest the explicit run before the set-up may take, in seconds; a layer
+    /// predicted to take longer than what is left, or running past it, ends the run (the
+    /// layer is expanded symbolically).
     pub max_seconds: f64,
+    /// For a game compiled within each layer (whose symbolic layers are slow), the run goes on
+    /// after the set-up up to layers of this many states, in at most `max_seconds` more.
+    pub layerwise_states: usize,
 }
 
 /// One layer expanded explicitly: what the symbolic search replays.
@@ -48,9 +51,15 @@ pub(crate) struct ExplicitStep {
 }
 
 /// The layers an [`ExplicitPrefix`] expanded, for the symbolic search to replay.
-#[derive(Default)]
 pub struct ExplicitRun {
+    prefix: ExplicitPrefix,
     steps: VecDeque<ExplicitStep>,
+    /// The states of the last layer, not yet expanded.
+    frontier: Vec<State>,
+    /// Every state of the layers so far.
+    seen: HashSet<State>,
+    /// Seconds per state of the last expansion.
+    per_state: f64,
     /// `(states, terminal)` of each layer expanded explicitly, from the initial state.
     pub layers: Vec<(u64, u64)>,
     /// Seconds the run took.
@@ -67,50 +76,31 @@ impl ExplicitPrefix {
             reasoner: Reasoner::new(game),
             max_states,
             max_seconds,
+            layerwise_states: max_states,
         }
     }
 
     /// Expands the first layers explicitly (see the module documentation), within `limits`
     /// and what is left of [`Self::max_seconds`] since the prefix was made.
-    pub fn run(&self, limits: &Limits) -> ExplicitRun {
-        let guard = Guard::new(limits);
-        let started = self.created;
+    pub fn run(self, limits: &Limits) -> ExplicitRun {
         let init = self.reasoner.initial_state();
-        let mut seen = HashSet::from([init.clone()]);
-        let mut frontier = vec![init];
-        let mut run = ExplicitRun::default();
-        let mut per_state = 0.0;
-        while !frontier.is_empty() && frontier.len() <= self.max_states {
-            let left = self.max_seconds - started.elapsed().as_secs_f64();
-            if per_state * frontier.len() as f64 > left {
-                break;
-            }
-            let layer_started = Instant::now();
-            let step = match self.expand(&frontier, left, &guard) {
-                Ok(Some(step)) => step,
-                Ok(None) => break,
-                Err(why) => {
-                    run.stopped = Some(why);
-                    break;
-                }
-            };
-            per_state = layer_started.elapsed().as_secs_f64() / frontier.len() as f64;
-            let n = frontier.len() as u64;
-            run.layers.push((n, n - step.expand.len() as u64));
-            let new: Vec<State> = step
-                .successors
-                .iter()
-                .filter(|t| !seen.contains(*t))
-                .cloned()
-                .collect();
-            run.steps.push_back(step);
-            seen.extend(new.iter().cloned());
-            frontier = new;
-        }
-        run.seconds = started.elapsed().as_secs_f64();
+        let (max_states, left) = (
+            self.max_states,
+            self.max_seconds - self.created.elapsed().as_secs_f64(),
+        );
+        let mut run = ExplicitRun {
+            prefix: self,
+            steps: VecDeque::new(),
+            seen: HashSet::from([init.clone()]),
+            frontier: vec![init],
+            per_state: 0.0,
+            layers: Vec::new(),
+            seconds: 0.0,
+            stopped: None,
+        };
+        run.extend(max_states, left, limits);
         run
     }
-
     /// The non-terminal states of `layer` and their successors; `Ok(None)` when that takes
     /// more than `seconds`.
     fn expand(
@@ -164,6 +154,55 @@ impl ExplicitPrefix {
 }
 
 impl ExplicitRun {
+    /// Goes on expanding layers explicitly while each has at most `max_states` states and is
+    /// predicted to fit in `seconds` from now (nothing if a limit ended the run).
+    fn extend(&mut self, max_states: usize, seconds: f64, limits: &Limits) {
+        let guard = Guard::new(limits);
+        let started = guard.started;
+        while self.stopped.is_none()
+            && !self.frontier.is_empty()
+            && self.frontier.len() <= max_states
+        {
+            let left = seconds - started.elapsed().as_secs_f64();
+            if self.per_state * self.frontier.len() as f64 > left {
+                break;
+            }
+            let layer_started = Instant::now();
+            let step = match self.prefix.expand(&self.frontier, left, &guard) {
+                Ok(Some(step)) => step,
+                Ok(None) => break,
+                Err(why) => {
+                    self.stopped = Some(why);
+                    break;
+                }
+            };
+            let n = self.frontier.len();
+            self.per_state = layer_started.elapsed().as_secs_f64() / n as f64;
+            self.layers.push((n as u64, (n - step.expand.len()) as u64));
+            let new: Vec<State> = step
+                .successors
+                .iter()
+                .filter(|t| !self.seen.contains(*t))
+                .cloned()
+                .collect();
+            self.steps.push_back(step);
+            self.seen.extend(new.iter().cloned());
+            self.frontier = new;
+        }
+        self.seconds += started.elapsed().as_secs_f64();
+    }
+
+    /// For a game compiled within each layer: goes on up to layers of
+    /// [`ExplicitPrefix::layerwise_states`] states, in at most
+    /// [`ExplicitPrefix::max_seconds`] more and a third of the time limit.
+    pub(crate) fn extend_for_layerwise(&mut self, limits: &Limits) {
+        let third = limits
+            .time_limit
+            .map_or(f64::INFINITY, |t| t.as_secs_f64() / 3.0);
+        let seconds = self.prefix.max_seconds.min(third);
+        self.extend(self.prefix.layerwise_states, seconds, limits);
+    }
+
     /// The next layer's step as BDDs (its non-terminal states, their successors), if the run
     /// expanded it; `None` once the run is replayed.
     pub(crate) fn next_step<E: BddEngine>(

@@ -432,7 +432,11 @@ pub struct ReachJob<'a, F> {
 
 impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for ReachJob<'_, F> {
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<ReachStats, SymbolicError> {
-        let explicit = self.explicit;
+        let mut explicit = self.explicit;
+        if let (Some(run), true) = (&mut explicit, g.is_layerwise()) {
+            // Its symbolic layers are slow: the explicit ones go on further.
+            run.extend_for_layerwise(self.limits);
+        }
         Ok(reach_impl(g, None, explicit, self.limits, false, false, self.progress).stats)
     }
 }

@@ -39,7 +39,12 @@ fn reach_with_prefix(
     setup
         .run(ReachJob {
             limits,
-            explicit: explicit.map(|n| ExplicitPrefix::new(game, n, 1e9).run(limits)),
+            explicit: explicit.map(|n| {
+                let mut prefix = ExplicitPrefix::new(game, n, 1e9);
+                // Further after the set-up when compiled within each layer.
+                prefix.layerwise_states = n.saturating_mul(10);
+                prefix.run(limits)
+            }),
             progress,
         })
         .unwrap()
@@ -129,11 +134,13 @@ fn cross_check(path: &FsPath, max_states: u64) -> Option<u64> {
         let st = symbolic_layers(&game, backend, &opts, explicit);
         let layerwise = opts.layerwise_fallback;
         assert_eq!(st.partitioning == "within each layer", layerwise);
-        // Every layer of at most `n` states (and the first that is larger) is explicit.
+        // Every layer of at most `n` states is explicit (`10 n` when compiled within each
+        // layer: the run goes on after the set-up).
+        let cap = explicit.map(|n| if layerwise { n.saturating_mul(10) } else { n });
         let small = ex
             .layers
             .iter()
-            .take_while(|l| explicit.is_some_and(|n| l.states as usize <= n))
+            .take_while(|l| cap.is_some_and(|n| l.states as usize <= n))
             .count();
         assert_eq!(st.explicit_layers, small, "{}", path.display());
         let sym: Vec<(BigUint, BigUint)> = st
