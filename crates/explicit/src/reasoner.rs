@@ -86,8 +86,8 @@ impl Reasoner {
     }
 
     /// Compiles `game`, with at most `budget` entries in the specializations of the `next` cone
-    /// to single moves (see [`BUDGET`]; 0: none, the fastest to build, for a short use such as
-    /// a few thousand random playouts).
+    /// to single moves ([`Reasoner::new`] allows 2^24; 0: none, the fastest to build, for a
+    /// short use such as a few thousand random playouts).
     pub fn with_budget(game: &GroundGame, budget: usize) -> Reasoner {
         let nf = game.fluents.len();
         let legal_roots: Vec<Lit> = game.legal.iter().flatten().copied().collect();
