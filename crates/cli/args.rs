@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 use symgame_bdd::{Backend, EngineConfig};
 use symgame_ground::GroundGame;
 use symgame_limits::Limits;
-use symgame_symbolic::{Encoding, EncodingKind, LayeredMode, Order, Setup, SymbolicOptions};
+use symgame_symbolic::{
+    Encoding, EncodingKind, LayeredMode, Order, Setup, SymbolicOptions, ValueRule,
+};
 
 /// The game a command reads.
 #[derive(clap::Args)]
@@ -308,6 +310,26 @@ pub struct LayeredArgs {
     /// layer per BFS depth), or never (the whole reachable set at once).
     #[arg(long, default_value = "auto", value_parser = parse_layered)]
     pub layered: LayeredMode,
+}
+
+/// `--values` of `solve`.
+#[derive(clap::Args)]
+pub struct ValuesArgs {
+    /// Which values to compute: auto (the best reward for one role, minimax for two roles with
+    /// constant sum, the role to move's preference for general rewards, max^n for three or more
+    /// roles taking turns, the security levels where roles move simultaneously) or security
+    /// (every role's security level: the most it can guarantee in pure strategies whatever the
+    /// others do, for any game).
+    #[arg(long, default_value = "auto", value_parser = parse_values)]
+    pub values: ValueRule,
+}
+
+fn parse_values(s: &str) -> Result<ValueRule, String> {
+    match s {
+        "auto" => Ok(ValueRule::Auto),
+        "security" => Ok(ValueRule::Security),
+        _ => Err(format!("expected auto or security, not {s:?}")),
+    }
 }
 
 fn parse_layered(s: &str) -> Result<LayeredMode, String> {

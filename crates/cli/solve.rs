@@ -1,7 +1,7 @@
 //! `symgame solve`: strong solving by retrograde analysis.
 
 use crate::args::{
-    symbolic_options, EngineArgs, GameArg, LayeredArgs, LimitArgs, OutputArgs, Solving,
+    symbolic_options, EngineArgs, GameArg, LayeredArgs, LimitArgs, OutputArgs, Solving, ValuesArgs,
 };
 use crate::failure::Failure;
 use crate::output::{print_json, Usage};
@@ -25,6 +25,8 @@ pub struct Args {
     out: Option<PathBuf>,
     #[command(flatten)]
     layered: LayeredArgs,
+    #[command(flatten)]
+    values: ValuesArgs,
     #[command(flatten)]
     engine: EngineArgs<Solving>,
     #[command(flatten)]
@@ -74,6 +76,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let bits = encoding.num_bits();
     let opts = SolveOptions {
         layered: a.layered.layered,
+        values: a.values.values,
         keep_classes: false,
         out_dir: a.out.clone(),
         spill_dir: None,
@@ -132,6 +135,27 @@ fn failure(a: &Args, game: &GroundGame, e: SolveError) -> Failure {
     Failure::new(f.kind, format!("{}{detail}", f.message))
 }
 
+/// Above this many distinct outcomes the layer table drops its per-outcome
+/// columns and the most frequent outcomes are listed below it instead.
+const MAX_OUTCOME_COLUMNS: usize = 8;
+
+/// The outcomes held by most states, for a table too wide to show them all.
+fn print_frequent_outcomes(st: &SolveStats) {
+    let mut by_count: Vec<(usize, &num_bigint::BigUint)> =
+        st.per_outcome.iter().enumerate().collect();
+    by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(&b.0)));
+    let shown: Vec<String> = by_count
+        .iter()
+        .take(MAX_OUTCOME_COLUMNS)
+        .map(|(i, n)| format!("{} ({n})", label(&st.outcomes[*i])))
+        .collect();
+    println!(
+        "{} distinct outcomes; the most frequent (states): {}",
+        st.outcomes.len(),
+        shown.join(", ")
+    );
+}
+
 fn print_text(a: &Args, st: &SolveStats) {
     let how = if st.layered {
         "solved layer by layer"
@@ -154,6 +178,10 @@ fn print_text(a: &Args, st: &SolveStats) {
                     None => String::new(),
                 },
                 GameKind::GeneralSum => "general-sum rewards".to_string(),
+                GameKind::MaxN => "max^n outcome".to_string(),
+                GameKind::SecurityLevels => {
+                    "security levels: what each role can guarantee in pure strategies".to_string()
+                }
                 _ if o[0] > o[1] => format!("{} wins", st.roles[0]),
                 _ if o[0] < o[1] => format!("{} wins", st.roles[1]),
                 _ => "draw".to_string(),
@@ -162,9 +190,16 @@ fn print_text(a: &Args, st: &SolveStats) {
         }
         None => println!("initial state: not solved"),
     }
-    let two = st.roles.len() == 2;
+    let two = st.layers.iter().any(|l| l.mover.is_some());
+    // One column per outcome while they fit on a line; security-level vectors
+    // of general-sum games can number in the hundreds.
+    let columns = if st.outcomes.len() <= MAX_OUTCOME_COLUMNS {
+        st.outcomes.len()
+    } else {
+        0
+    };
     let mut header = format!("{:>5} {:>16} {:>14}", "layer", "states", "terminal");
-    for o in &st.outcomes {
+    for o in &st.outcomes[..columns] {
         header.push_str(&format!(" {:>14}", label(o)));
     }
     if two {
@@ -174,7 +209,7 @@ fn print_text(a: &Args, st: &SolveStats) {
     println!("{header}");
     for l in &st.layers {
         let mut row = format!("{:>5} {:>16} {:>14}", l.depth, l.states, l.terminal);
-        for o in 0..st.outcomes.len() {
+        for o in 0..columns {
             let n = l.per_outcome.get(o).cloned().unwrap_or_default();
             row.push_str(&format!(" {n:>14}"));
         }
@@ -185,10 +220,13 @@ fn print_text(a: &Args, st: &SolveStats) {
         println!("{row}");
     }
     let mut total = format!("{:>5} {:>16} {:>14}", "total", st.states, "");
-    for n in &st.per_outcome {
+    for n in st.per_outcome.iter().take(columns) {
         total.push_str(&format!(" {n:>14}"));
     }
     println!("{total}");
+    if columns < st.outcomes.len() {
+        print_frequent_outcomes(st);
+    }
     if two {
         println!("won/drawn/lost: non-terminal states, seen from the role to move");
     }

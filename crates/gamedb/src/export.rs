@@ -154,6 +154,7 @@ impl<F: FnMut(&SolveStats)> EngineJob<Result<Exported>> for ExportJob<'_, F> {
         let solution = scratch.dir.join("solution");
         let solve_opts = SolveOptions {
             layered: self.opts.layered,
+            values: Default::default(),
             keep_classes: false,
             out_dir: Some(solution.clone()),
             spill_dir: Some(scratch.dir.join("spill")),

@@ -93,7 +93,7 @@ pub use solve::files::{
     write_stored, FileError, Manifest, StoredClass, StoredLayer, FORMAT_VERSION, MAGIC, MANIFEST,
     MANIFEST_VERSION,
 };
-pub use solve::options::{LayeredMode, SolveOptions};
+pub use solve::options::{LayeredMode, SolveOptions, ValueRule};
 pub use solve::solution::{read_solution, Solution};
 pub use solve::stats::{GameKind, MoverCounts, SolveLayerStats, SolveStats};
 pub use solve::value::{preference, Solved, SolvedLayer, ValueClass};

@@ -16,11 +16,11 @@ use crate::solve::value::{Outcomes, ValueClass};
 /// State predicates the solvers share: who moves, and the goal reading.
 pub(crate) struct Context<'g, 'e, E: BddEngine> {
     pub(crate) g: &'g SymbolicGame<'e, E>,
-    /// Per role: the states it moves in (a partition of the non-terminal states with a successor
-    /// when combined; see the module doc). Not restricted to reachable states.
+    /// Per role: the states it moves in (a partition of all states; see [`movers`]). Not
+    /// restricted to reachable states.
     pub(crate) movers: Vec<E::Bdd>,
-    /// States where both roles have a choice (two-player games; false otherwise).
-    simultaneous: E::Bdd,
+    /// States where two or more roles have a choice.
+    pub(crate) simultaneous: E::Bdd,
     /// States where every role has a legal move: the non-terminal ones among them have a
     /// successor (the next state is defined for every legal joint move).
     pub(crate) live: E::Bdd,
@@ -39,7 +39,7 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
     pub(crate) fn new(g: &'g SymbolicGame<'e, E>, limits: &'g Limits) -> BddResult<Self> {
         let e = g.engine();
         let roles = g.role_names().len();
-        // States where a role has at least two legal moves.
+        // Per role: the states where it has at least two legal moves.
         let mut choice = Vec::with_capacity(roles);
         let mut live = e.constant(true);
         for ls in g.legal() {
@@ -52,32 +52,7 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
             }
             choice.push(two);
         }
-        let simultaneous = if roles == 2 {
-            e.and(&choice[0], &choice[1])?
-        } else {
-            e.constant(false)
-        };
-        let movers = if roles == 2 {
-            // A move of role r is a pass move if it is legal somewhere the other role chooses.
-            let mut active = Vec::with_capacity(2);
-            for r in 0..2 {
-                let other = &choice[1 - r];
-                let mut acc = e.constant(false);
-                for l in &g.legal()[r] {
-                    if e.is_false(&e.and(l, other)?) {
-                        acc = e.or(&acc, l)?;
-                    }
-                }
-                active.push(acc);
-            }
-            let forced = e.not(&e.or(&choice[0], &choice[1])?)?;
-            let forced1 = e.and_not(&e.and(&forced, &active[1])?, &active[0])?;
-            let m1 = e.or(&choice[1], &forced1)?;
-            let m0 = e.not(&m1)?;
-            vec![m0, m1]
-        } else {
-            vec![e.constant(true)]
-        };
+        let (simultaneous, movers) = movers(e, g.legal(), &choice)?;
         let goal_values = g
             .goal_formulas()
             .iter()
@@ -200,17 +175,21 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
         }
     }
 
-    /// Fails if two roles are in control of a state of `nonterminal`, or if a state of it has no
-    /// successor in `successors` (a superset of the successors of `nonterminal`: the reachable
-    /// set, or the next layer; restricting the pre-image to it keeps it small).
+    /// Fails if two roles are in control of a state of `nonterminal` (unless `simultaneous`
+    /// allows it), or if a state of it has no successor in `successors` (a superset of the
+    /// successors of `nonterminal`: the reachable set, or the next layer; restricting the
+    /// pre-image to it keeps it small).
     pub(crate) fn check_states(
         &self,
         nonterminal: &E::Bdd,
         successors: &E::Bdd,
+        simultaneous: bool,
     ) -> Result<(), SolveOrStop> {
         let e = self.e();
         let g = self.g;
-        self.check_simultaneous(nonterminal)?;
+        if !simultaneous {
+            self.check_simultaneous(nonterminal)?;
+        }
         let live = self.pre_in(successors, nonterminal)?;
         let dead = e.and_not(nonterminal, &live)?;
         if let Some(state) = g.pick_state(&dead) {
@@ -243,6 +222,61 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
         }
         Ok(Some(m))
     }
+}
+
+/// The states where two or more roles have a choice, and per role the states it moves in, from
+/// the legal conditions and `choice` (per role, the states where it has two or more legal
+/// moves). A role moves where it has a choice; a state where no role has one (forced) is
+/// attributed to the first role with an *active* legal move there (a move never legal where
+/// another role has a choice, i.e. not a pass move), else to role 0; a state where several roles
+/// have a choice, to the last of them. The movers partition all states.
+fn movers<E: BddEngine>(
+    e: &E,
+    legal: &[Vec<E::Bdd>],
+    choice: &[E::Bdd],
+) -> BddResult<(E::Bdd, Vec<E::Bdd>)> {
+    let roles = choice.len();
+    let (mut any, mut two) = (e.constant(false), e.constant(false));
+    for c in choice {
+        two = e.or(&two, &e.and(&any, c)?)?;
+        any = e.or(&any, c)?;
+    }
+    if roles == 1 {
+        return Ok((two, vec![e.constant(true)]));
+    }
+    // Per role: the states where one of its active moves is legal.
+    let mut active = Vec::with_capacity(roles);
+    for (r, ls) in legal.iter().enumerate() {
+        let mut others = e.constant(false);
+        for (q, c) in choice.iter().enumerate() {
+            if q != r {
+                others = e.or(&others, c)?;
+            }
+        }
+        let mut acc = e.constant(false);
+        for l in ls {
+            if e.is_false(&e.and(l, &others)?) {
+                acc = e.or(&acc, l)?;
+            }
+        }
+        active.push(acc);
+    }
+    let forced = e.not(&any)?;
+    let mut movers = vec![e.constant(false); roles];
+    let mut taken = e.constant(false);
+    // Roles 1.. from the last, so that a state where several have a choice goes to the last.
+    for r in (1..roles).rev() {
+        let mut earlier_active = e.constant(false);
+        for a in &active[..r] {
+            earlier_active = e.or(&earlier_active, a)?;
+        }
+        let forced_r = e.and_not(&e.and(&forced, &active[r])?, &earlier_active)?;
+        let mine = e.and_not(&e.or(&choice[r], &forced_r)?, &taken)?;
+        taken = e.or(&taken, &mine)?;
+        movers[r] = mine;
+    }
+    movers[0] = e.not(&taken)?;
+    Ok((two, movers))
 }
 
 /// The terminal part of `s`.

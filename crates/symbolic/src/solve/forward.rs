@@ -23,6 +23,8 @@ pub(crate) struct Forward<E: BddEngine> {
     pub(crate) layered: bool,
     /// The number of reachable states.
     pub(crate) states: BigUint,
+    /// Whether two roles have a choice in a reachable state.
+    pub(crate) simultaneous: bool,
 }
 
 /// BFS from the initial state (the step of [`reach`](crate::reach): per-cluster images and terminal
@@ -41,6 +43,7 @@ pub(crate) fn forward<E: BddEngine>(
     let mut layers = Vec::new();
     let mut depth = 0;
     let mut states = BigUint::default();
+    let mut simultaneous = false;
     while !e.is_false(&bfs.frontier) {
         ctx.guard.check()?;
         ctx.track(&bfs.frontier)?;
@@ -49,6 +52,7 @@ pub(crate) fn forward<E: BddEngine>(
         ctx.track(&bfs.reached)?;
         let frontier = std::mem::replace(&mut bfs.frontier, new);
         let expand = std::mem::replace(&mut bfs.expand, new_expand);
+        simultaneous = simultaneous || !e.is_false(&e.and(&expand, &ctx.simultaneous)?);
         if to_files {
             spill.write(e, depth, &expand, &e.and_not(&frontier, &expand)?)?;
         } else {
@@ -62,5 +66,6 @@ pub(crate) fn forward<E: BddEngine>(
         depths: depth,
         layered: !bfs.revisited,
         states,
+        simultaneous,
     })
 }

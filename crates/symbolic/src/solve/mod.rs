@@ -33,6 +33,7 @@ pub(crate) mod files;
 pub(crate) mod forward;
 pub(crate) mod layered;
 pub(crate) mod options;
+pub(crate) mod security;
 pub(crate) mod solution;
 pub(crate) mod spill;
 pub(crate) mod stats;
@@ -52,7 +53,7 @@ use crate::solve::error::{SolveError, SolveOrStop};
 use crate::solve::files::{prepare_dir, write_layer, write_manifest};
 use crate::solve::forward::forward;
 use crate::solve::layered::solve_layered;
-use crate::solve::options::{LayeredMode, SolveOptions};
+use crate::solve::options::{LayeredMode, SolveOptions, ValueRule};
 use crate::solve::spill::Spill;
 use crate::solve::stats::{GameKind, SolveStats};
 use crate::solve::value::{set_initial, store, Solved, SolvedLayer};
@@ -66,16 +67,13 @@ pub fn solve<E: BddEngine>(
     mut progress: impl FnMut(&SolveStats),
 ) -> Result<Solved<E>, SolveError> {
     let roles = g.role_names().len();
-    if roles > 2 {
-        return Err(SolveError::TooManyRoles(roles));
-    }
     let started = Instant::now();
     let mut ctx = Context::new(g, &opts.limits).map_err(SymbolicError::from)?;
     let mut stats = SolveStats {
-        kind: if roles == 1 {
-            GameKind::SinglePlayer
-        } else {
-            GameKind::GeneralSum
+        kind: match roles {
+            1 => GameKind::SinglePlayer,
+            2 => GameKind::GeneralSum,
+            _ => GameKind::MaxN,
         },
         layered: false,
         roles: g.role_names().to_vec(),
@@ -135,7 +133,7 @@ fn run<E: BddEngine>(
     let fwd = forward(g, ctx, to_files, &spill)?;
     stats.reach_seconds = ctx.guard.started.elapsed().as_secs_f64();
     stats.states = fwd.states.clone();
-    if to_files && fwd.layered {
+    if to_files && fwd.layered && !fwd.simultaneous && opts.values == ValueRule::Auto {
         stats.layered = true;
         drop(fwd.reached);
         *layers_out = solve_layered(opts, ctx, stats, progress, &spill, fwd.depths)?;
@@ -148,7 +146,7 @@ fn run<E: BddEngine>(
     };
     drop(spill);
     let e = g.engine();
-    let classes = solve_whole(ctx, &reached, two, stats)?;
+    let classes = solve_whole(ctx, &reached, opts.values, stats)?;
     whole_stats(ctx, &reached, &layers, &classes, stats)?;
     set_initial(g, stats, &classes)?;
     if let Some(dir) = &opts.out_dir {

@@ -16,11 +16,28 @@ pub enum LayeredMode {
     Never,
 }
 
+/// Which values [`solve`](fn@crate::solve) computes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValueRule {
+    /// The game's natural solution: the best reward in single-player games, minimax in
+    /// two-player constant-sum games, the preference rule ([`preference`](crate::preference))
+    /// in turn-taking games with general rewards (max^n for three or more roles), and the
+    /// security levels ([`GameKind::SecurityLevels`](crate::GameKind::SecurityLevels)) in games
+    /// with simultaneous moves.
+    #[default]
+    Auto,
+    /// The security levels of every role, for any game.
+    Security,
+}
+
 /// Options of [`solve`](fn@crate::solve).
 #[derive(Clone, Debug, Default)]
 pub struct SolveOptions {
     /// Layered or whole-set solving.
     pub layered: LayeredMode,
+    /// Which values to compute.
+    pub values: ValueRule,
     /// Return the value classes in memory ([`Solved::layers`](crate::Solved::layers)); otherwise they are dropped
     /// once written and counted.
     pub keep_classes: bool,

@@ -150,15 +150,13 @@ fn check_kind(m: &Manifest) -> Result<(), String> {
     if s.initial.is_some_and(|i| i >= s.outcomes.len()) {
         return Err("the initial state's outcome is not in the outcome list".to_string());
     }
-    let kind = match roles {
-        1 => GameKind::SinglePlayer,
-        2 if is_constant_sum(&s.outcomes) => GameKind::ZeroSum,
-        2 => GameKind::GeneralSum,
-        n => {
-            return Err(format!(
-                "the manifest lists {n} roles (one or two expected)"
-            ))
-        }
+    let kind = match (roles, s.kind) {
+        (1, _) => GameKind::SinglePlayer,
+        // Security levels are not reward vectors of a play: any levels are possible.
+        (_, GameKind::SecurityLevels) => GameKind::SecurityLevels,
+        (2, _) if is_constant_sum(&s.outcomes) => GameKind::ZeroSum,
+        (2, _) => GameKind::GeneralSum,
+        _ => GameKind::MaxN,
     };
     if s.kind != kind {
         return Err(format!(

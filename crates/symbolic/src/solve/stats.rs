@@ -18,6 +18,14 @@ pub enum GameKind {
     ZeroSum,
     /// Two roles, any rewards.
     GeneralSum,
+    /// Three or more roles, turn-taking: the max^n outcome (the role in control picks the
+    /// successor outcome first in its [`preference`](crate::preference)).
+    MaxN,
+    /// Any number of roles, simultaneous moves allowed: an outcome lists every role's security
+    /// level, the largest reward the role can guarantee in pure strategies, choosing its move
+    /// without seeing the other roles' moves of the same step, whatever they play. Not a reward
+    /// vector of one play: each role is assumed to face the worst the others can do to it.
+    SecurityLevels,
 }
 
 impl std::fmt::Display for GameKind {
@@ -26,6 +34,8 @@ impl std::fmt::Display for GameKind {
             GameKind::SinglePlayer => "single-player",
             GameKind::ZeroSum => "two-player constant-sum",
             GameKind::GeneralSum => "two-player general-sum",
+            GameKind::MaxN => "turn-taking with three or more roles (max^n)",
+            GameKind::SecurityLevels => "security levels (pure strategies)",
         })
     }
 }

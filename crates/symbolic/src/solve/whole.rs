@@ -12,37 +12,54 @@ use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
 use crate::solve::context::{terminal_of, Context};
 use crate::solve::error::{SolveError, SolveOrStop};
+use crate::solve::options::ValueRule;
 use crate::solve::stats::{GameKind, SolveLayerStats, SolveStats};
 use crate::solve::value::{is_constant_sum, preference, Outcomes, ValueClass};
 
 /// The whole reachable set to solve, with what every whole-set algorithm starts from: the
 /// solvers' context, the non-terminal states and the terminal states by outcome.
-struct WholeSet<'a, 'g, 'e, E: BddEngine> {
-    ctx: &'a mut Context<'g, 'e, E>,
-    reached: &'a E::Bdd,
-    nonterminal: E::Bdd,
+pub(crate) struct WholeSet<'a, 'g, 'e, E: BddEngine> {
+    pub(crate) ctx: &'a mut Context<'g, 'e, E>,
+    pub(crate) reached: &'a E::Bdd,
+    pub(crate) nonterminal: E::Bdd,
     /// `(outcome, states)` pairs.
-    terminal: Vec<(usize, E::Bdd)>,
+    pub(crate) terminal: Vec<(usize, E::Bdd)>,
 }
 
-/// The value classes of the whole reachable set `reached`, by the algorithm the game needs
-/// (`two`: two roles); sets `stats.kind` and `stats.outcomes`.
+/// The value classes of the whole reachable set `reached`, by the algorithm the game and
+/// `rule` ask for (security levels where two roles have a choice in a reachable state); sets
+/// `stats.kind` and `stats.outcomes`.
 pub(crate) fn solve_whole<E: BddEngine>(
     ctx: &mut Context<'_, '_, E>,
     reached: &E::Bdd,
-    two: bool,
+    rule: ValueRule,
     stats: &mut SolveStats,
 ) -> Result<Vec<ValueClass<E>>, SolveOrStop> {
+    let roles = ctx.g.role_names().len();
     let mut outcomes = Outcomes::default();
-    let mut whole = WholeSet::new(ctx, reached, &mut outcomes)?;
-    let classes = if !two {
+    let mut whole = WholeSet::new(ctx, reached, &mut outcomes, roles > 1)?;
+    let simultaneous = {
+        let e = whole.ctx.e();
+        !e.is_false(&e.and(&whole.nonterminal, &whole.ctx.simultaneous)?)
+    };
+    let classes = if roles == 1 {
         stats.kind = GameKind::SinglePlayer;
         whole.single_player(&outcomes.list)?
-    } else if is_constant_sum(&outcomes.list) {
+    } else if simultaneous || rule == ValueRule::Security {
+        stats.kind = GameKind::SecurityLevels;
+        let mut levels = Outcomes::default();
+        let classes = whole.security_levels(&outcomes.list, &mut levels)?;
+        outcomes = levels;
+        classes
+    } else if roles == 2 && is_constant_sum(&outcomes.list) {
         stats.kind = GameKind::ZeroSum;
         whole.constant_sum(&mut outcomes)?
     } else {
-        stats.kind = GameKind::GeneralSum;
+        stats.kind = if roles == 2 {
+            GameKind::GeneralSum
+        } else {
+            GameKind::MaxN
+        };
         whole.general_sum(&outcomes.list)?
     };
     stats.outcomes = outcomes.list;
@@ -86,7 +103,12 @@ pub(crate) fn whole_stats<E: BddEngine>(
                 });
             }
         }
-        let mover = ctx.mover_counts(&in_layer, &outcomes, &t)?;
+        let mover = match stats.kind {
+            GameKind::ZeroSum | GameKind::GeneralSum => {
+                ctx.mover_counts(&in_layer, &outcomes, &t)?
+            }
+            _ => None,
+        };
         stats.layers.push(SolveLayerStats {
             depth,
             states: g.count(layer),
@@ -101,17 +123,19 @@ pub(crate) fn whole_stats<E: BddEngine>(
 }
 
 impl<'a, 'g, 'e, E: BddEngine> WholeSet<'a, 'g, 'e, E> {
-    /// Checks the states of `reached` (turn-taking, a legal move in every non-terminal state)
-    /// and splits its terminal states by outcome (added to `outcomes`).
+    /// Checks the states of `reached` (a legal move in every non-terminal state; turn-taking
+    /// unless `simultaneous` allows otherwise) and splits its terminal states by outcome (added
+    /// to `outcomes`).
     fn new(
         ctx: &'a mut Context<'g, 'e, E>,
         reached: &'a E::Bdd,
         outcomes: &mut Outcomes,
+        simultaneous: bool,
     ) -> Result<Self, SolveOrStop> {
         let e = ctx.e();
         let nonterminal = ctx.g.and_not_terminal(reached)?;
         ctx.set_universe(&nonterminal)?;
-        ctx.check_states(&nonterminal, reached)?;
+        ctx.check_states(&nonterminal, reached, simultaneous)?;
         let terminal = e.and_not(reached, &nonterminal)?;
         let terminal = ctx.terminal_classes(&terminal, outcomes)?;
         Ok(WholeSet {
@@ -229,7 +253,9 @@ impl<'a, 'g, 'e, E: BddEngine> WholeSet<'a, 'g, 'e, E> {
             .collect())
     }
 
-    /// Two players, general rewards: outcome buckets filled once all successors are solved.
+    /// Turn-taking, general rewards (two roles, or max^n for more): outcome buckets filled once
+    /// all successors are solved, the role in control taking the first outcome in its
+    /// [`preference`] among its successors'.
     fn general_sum(&mut self, outcomes: &[Vec<u8>]) -> Result<Vec<ValueClass<E>>, SolveOrStop> {
         let ctx = &mut *self.ctx;
         let e = ctx.e();
@@ -240,7 +266,9 @@ impl<'a, 'g, 'e, E: BddEngine> WholeSet<'a, 'g, 'e, E> {
             bucket[*o] = e.or(&bucket[*o], s)?;
             solved = e.or(&solved, s)?;
         }
-        let prefs = [preference(outcomes, 0), preference(outcomes, 1)];
+        let prefs: Vec<Vec<usize>> = (0..ctx.movers.len())
+            .map(|p| preference(outcomes, p))
+            .collect();
         let mut frontier = solved.clone();
         loop {
             let open = e.and_not(nonterminal, &solved)?;
@@ -294,14 +322,18 @@ pub fn security_values<E: BddEngine>(
     role: usize,
     limits: &Limits,
 ) -> Result<Vec<(u8, E::Bdd)>, SolveError> {
-    let roles = g.role_names().len();
-    if roles > 2 {
-        return Err(SolveError::TooManyRoles(roles));
-    }
     let run = || -> Result<Vec<(u8, E::Bdd)>, SolveOrStop> {
         let mut ctx = Context::new(g, limits)?;
         let mut outcomes = Outcomes::default();
-        WholeSet::new(&mut ctx, reached, &mut outcomes)?.security(&outcomes.list, role)
+        let mut whole = WholeSet::new(&mut ctx, reached, &mut outcomes, true)?;
+        let e = g.engine();
+        let simultaneous = !e.is_false(&e.and(&whole.nonterminal, &whole.ctx.simultaneous)?);
+        if g.role_names().len() <= 2 && !simultaneous {
+            whole.security(&outcomes.list, role)
+        } else {
+            let parts = whole.joint_parts()?;
+            whole.role_levels(&outcomes.list, role, &parts)
+        }
     };
     run().map_err(|x| match x {
         SolveOrStop::Error(e) => e,
