@@ -2,9 +2,12 @@
 //! [`GameModel`], the independent second opinion on the symbolic solver's values.
 //!
 //! A [`GameModel`] gives states, legal moves, successors and goals with GDL semantics (every role
-//! moves every step; the role not in control plays a noop). Games with one or two roles and
-//! alternating control are supported; a state where two roles have a choice is
-//! [`Unsupported::Simultaneous`].
+//! moves every step; the role not in control plays a noop). The searches support games with one
+//! or two roles and alternating control; a state where two roles have a choice is
+//! [`Unsupported::Simultaneous`]. Backward induction over the whole reachable graph takes any
+//! number of roles: [`security_levels`] (what each role can guarantee in pure strategies, also
+//! with simultaneous moves) and [`maxn_values`] (turn-taking play where each role follows the
+//! [`preference`] rule, the one the symbolic solver uses too), both as [`StateValues`].
 //!
 //! A [`Question`] asks whether a role can force a terminal state with some property:
 //! [`AtLeast`] (`goal >= v`), [`Beats`] (`goal > other goal`) or any [`Predicate`]. It is
@@ -17,7 +20,8 @@
 //! Games with cycles terminate: a state repeated on the current path counts as endless play,
 //! a failure for the attacker (goal 0 for everyone in alpha-beta). Such values depend on the
 //! path, so answers are exact for acyclic games (GDL games normally are) and approximate for
-//! cyclic ones.
+//! cyclic ones. Backward induction has no such fallback: it reports a cycle as
+//! [`Unsupported::Cycle`].
 //!
 //! Architecture invariant: this crate never depends on BDD code; it only sees the GameModel
 //! trait.
@@ -36,18 +40,22 @@
 //! ```
 
 mod alphabeta;
+mod backward;
 mod dfpn;
 pub mod games;
 mod model;
 mod pn;
+mod preference;
 mod question;
 mod search;
 mod table;
 mod value;
 
 pub use alphabeta::{alphabeta, AlphaBetaResult, Evaluation};
+pub use backward::{maxn_values, security_levels, StateValues};
 pub use dfpn::dfpn;
 pub use model::{GameModel, Unsupported};
+pub use preference::preference;
 pub use question::{AtLeast, Beats, Predicate, Question};
 pub use search::{
     Algo, Config, Init, Limits, Outcome, ParseAlgoError, Pn2Limit, SearchResult, Stats, StopReason,

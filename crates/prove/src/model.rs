@@ -61,6 +61,13 @@ pub enum Unsupported {
         /// The role without moves.
         role: usize,
     },
+    /// A state comes back on a path from the root: the game does not terminate, so backward
+    /// induction ([`security_levels`](crate::security_levels),
+    /// [`maxn_values`](crate::maxn_values)) has no value to give it.
+    Cycle {
+        /// The number of moves from the state back to itself.
+        length: usize,
+    },
     /// A question or search names a role the game does not have.
     UnknownRole {
         /// The role named.
@@ -80,6 +87,10 @@ impl fmt::Display for Unsupported {
             Unsupported::NoLegalMoves { role } => {
                 write!(f, "role {role} has no legal move in a non-terminal state")
             }
+            Unsupported::Cycle { length } => write!(
+                f,
+                "a reachable state comes back after {length} moves: the game has a cycle"
+            ),
             Unsupported::UnknownRole { role, count } => {
                 write!(f, "role {role} does not exist: the game has {count} roles")
             }

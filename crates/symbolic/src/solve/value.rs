@@ -65,28 +65,9 @@ impl<E: BddEngine> Solved<E> {
     }
 }
 
-/// The order in which role `p` prefers outcomes, best first: the largest difference between its
-/// reward and the other role's, ties broken by its own reward. For a single role, its reward.
-/// For constant-sum games this is minimax.
-pub fn preference(outcomes: &[Vec<u8>], p: usize) -> Vec<usize> {
-    let key = |o: &Vec<u8>| -> (i32, i32) {
-        let own = i32::from(o[p]);
-        let other: i32 = o
-            .iter()
-            .enumerate()
-            .filter(|&(r, _)| r != p)
-            .map(|(_, &v)| i32::from(v))
-            .sum();
-        if o.len() == 1 {
-            (own, own)
-        } else {
-            (own - other, own)
-        }
-    };
-    let mut idx: Vec<usize> = (0..outcomes.len()).collect();
-    idx.sort_by(|&a, &b| key(&outcomes[b]).cmp(&key(&outcomes[a])).then(a.cmp(&b)));
-    idx
-}
+/// The order in which role `p` prefers outcomes, best first: one definition, shared with the
+/// explicit solvers of `symgame-prove` so that both sides of a cross-check play by the same rule.
+pub use symgame_prove::preference;
 
 /// A growing list of outcomes (reward vectors) with their indexes.
 #[derive(Default)]
