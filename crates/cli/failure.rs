@@ -195,7 +195,7 @@ impl Classify for SolveError {
         match self {
             SolveError::Symbolic(e) => e.kind(),
             SolveError::Io(e) => e.kind(),
-            // Games outside the solver: more than two roles, simultaneous moves, no legal move.
+            // Games outside the solver: no legal move, simultaneous moves in the layered solver.
             _ => Kind::Input,
         }
     }
@@ -252,7 +252,7 @@ impl Classify for symgame_verify::Error {
             E::Explicit(e) => e.kind(),
             E::Sample(e) => e.kind().kind(),
             E::Stopped(why) => why.kind(),
-            E::TooManyRoles(_) | E::Solution { .. } => Kind::Input,
+            E::Solution { .. } => Kind::Input,
             // The symbolic solution does not cover a reachable state it should.
             E::NoValue { .. } => Kind::Internal,
             _ => Kind::Input,
@@ -439,7 +439,6 @@ mod tests {
                 EXIT_INPUT,
             ),
             ("init", SymbolicError::InitBreaksGroup.into(), EXIT_INTERNAL),
-            ("roles", SolveError::TooManyRoles(3).into(), EXIT_INPUT),
             (
                 "simultaneous",
                 SolveError::Simultaneous { state: vec![] }.into(),
@@ -557,7 +556,6 @@ mod tests {
                 "nope".parse::<symgame_prove::Algo>().unwrap_err().into(),
                 EXIT_INPUT,
             ),
-            ("verify roles", V::TooManyRoles(3).into(), EXIT_INPUT),
             (
                 "verify compile stopped",
                 V::Symbolic(SymbolicError::Stopped(StopReason::TimeLimit)).into(),
@@ -565,7 +563,7 @@ mod tests {
             ),
             (
                 "verify solve",
-                V::Solve(SolveError::TooManyRoles(3)).into(),
+                V::Solve(SolveError::NoLegalMove { state: vec![] }).into(),
                 EXIT_INPUT,
             ),
             (

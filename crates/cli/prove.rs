@@ -15,7 +15,8 @@ pub struct Args {
     /// Moves to play from the initial state first, as GDL terms, e.g. "(mark 1 1) (mark 2 2)".
     #[arg(long, value_name = "MOVES")]
     moves: Option<String>,
-    /// The search algorithm: pn, pn2, dfpn or alphabeta.
+    /// The algorithm: pn, pn2, dfpn, alphabeta, or backward (backward induction over every
+    /// reachable state: any number of roles, simultaneous moves in pure strategies).
     #[arg(long, default_value = "dfpn")]
     algo: Algo,
     #[command(flatten)]

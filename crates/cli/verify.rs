@@ -26,7 +26,9 @@ pub struct Args {
     /// Seed of the sample.
     #[arg(long, default_value_t = Sampling::default().seed)]
     seed: u64,
-    /// Explicit algorithms, comma-separated: pn, pn2, dfpn, alphabeta, or all.
+    /// Explicit algorithms, comma-separated: pn, pn2, dfpn, alphabeta, backward, or all (the
+    /// four searches). Max^n solutions and the security levels of simultaneous or many-role
+    /// games are always checked by backward induction.
     #[arg(long, default_value = "dfpn,alphabeta")]
     algo: String,
     /// Node limit of each explicit search; a search that hits it leaves its state undecided.
@@ -51,7 +53,7 @@ struct GameReport<'a> {
 
 fn parse_algos(text: &str) -> Result<Vec<Algo>, Failure> {
     if text == "all" {
-        return Ok(Algo::ALL.to_vec());
+        return Ok(Algo::SEARCHES.to_vec());
     }
     text.split(',')
         .map(|s| s.trim().parse::<Algo>().about("--algo"))

@@ -9,7 +9,10 @@
 //! The result, [`StateValues`], holds one reward per role for every reachable state.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::hash::Hash;
+
+use symgame_limits::{Guard, Limits, StopReason};
 
 use crate::model::{GameModel, Unsupported};
 use crate::preference::preference;
@@ -85,7 +88,12 @@ pub fn security_levels<M: GameModel>(
     model: &M,
     root: &M::State,
 ) -> Result<StateValues<M::State>, Unsupported> {
-    Induction::new(model, Rule::Security).run(root)
+    let no_limits = Limits::default();
+    unlimited(
+        Induction::new(model, InductionRule::Security),
+        root,
+        &no_limits,
+    )
 }
 
 /// The outcome of every state reachable from `root` in a turn-taking game with any number of
@@ -111,12 +119,53 @@ pub fn maxn_values<M: GameModel>(
     model: &M,
     root: &M::State,
 ) -> Result<StateValues<M::State>, Unsupported> {
-    Induction::new(model, Rule::MaxN).run(root)
+    let no_limits = Limits::default();
+    unlimited(Induction::new(model, InductionRule::MaxN), root, &no_limits)
+}
+
+/// Runs `induction` from `root` to the end; without limits it can only fail as unsupported.
+fn unlimited<M: GameModel>(
+    mut induction: Induction<'_, M>,
+    root: &M::State,
+    limits: &Limits,
+) -> Result<StateValues<M::State>, Unsupported> {
+    match induction.value(root, &Guard::new(limits)) {
+        Ok(_) => Ok(induction.into_values()),
+        Err(InductionError::Unsupported(u)) => Err(u),
+        Err(InductionError::Stopped(why)) => unreachable!("no limit was set, yet {why}"),
+    }
+}
+
+/// Why [`Induction::value`] gave no value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InductionError {
+    /// The game is outside the rule (a cycle, a state without moves, simultaneous moves under
+    /// max^n).
+    Unsupported(Unsupported),
+    /// A limit of the guard stopped the search; what was valued before is kept.
+    Stopped(StopReason),
+}
+
+impl fmt::Display for InductionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InductionError::Unsupported(u) => u.fmt(f),
+            InductionError::Stopped(why) => write!(f, "backward induction stopped: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for InductionError {}
+
+impl From<Unsupported> for InductionError {
+    fn from(u: Unsupported) -> Self {
+        InductionError::Unsupported(u)
+    }
 }
 
 /// How a non-terminal state's rewards follow from its successors'.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Rule {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InductionRule {
     /// Each role's pure security level.
     Security,
     /// The choice of the role in control by [`preference`] (turn-taking games only).
@@ -168,9 +217,25 @@ fn and_list(items: &[String]) -> String {
     }
 }
 
-struct Induction<'m, M: GameModel> {
+/// Backward induction that keeps what it valued between calls: ask [`Induction::value`] for
+/// many roots (a sample of states) and each state is expanded once in all, within the limits
+/// of each call's guard. [`security_levels`] and [`maxn_values`] are one call from one root.
+///
+/// ```
+/// use symgame_limits::{Guard, Limits};
+/// use symgame_prove::games::Nim;
+/// use symgame_prove::{GameModel, Induction, InductionRule};
+///
+/// let nim = Nim::new(&[1, 2, 3]);
+/// let mut induction = Induction::new(&nim, InductionRule::Security);
+/// let limits = Limits::default();
+/// let levels = induction.value(&nim.initial_state(), &Guard::new(&limits)).unwrap();
+/// assert_eq!(levels, &[0, 100][..]);
+/// assert_eq!(induction.valued(), 40);
+/// ```
+pub struct Induction<'m, M: GameModel> {
     model: &'m M,
-    rule: Rule,
+    rule: InductionRule,
     roles: usize,
     /// Every state seen, by id.
     states: Vec<M::State>,
@@ -185,7 +250,8 @@ struct Induction<'m, M: GameModel> {
 }
 
 impl<'m, M: GameModel> Induction<'m, M> {
-    fn new(model: &'m M, rule: Rule) -> Self {
+    /// An induction with nothing valued yet.
+    pub fn new(model: &'m M, rule: InductionRule) -> Self {
         let roles = model.num_roles();
         Induction {
             model,
@@ -232,7 +298,7 @@ impl<'m, M: GameModel> Induction<'m, M> {
             }
         }
         let counts: Vec<usize> = self.moves.iter().map(Vec::len).collect();
-        if self.rule == Rule::MaxN {
+        if self.rule == InductionRule::MaxN {
             let choosers: Vec<usize> = (0..self.roles).filter(|&r| counts[r] > 1).collect();
             if choosers.len() > 1 {
                 let roles: Vec<String> = choosers.iter().map(|r| r.to_string()).collect();
@@ -273,7 +339,7 @@ impl<'m, M: GameModel> Induction<'m, M> {
         let roles = self.roles;
         let at = frame.id * roles;
         match self.rule {
-            Rule::Security => {
+            InductionRule::Security => {
                 for (minima, &count) in self.minima.iter_mut().zip(&frame.counts) {
                     minima.clear();
                     minima.resize(count, u8::MAX);
@@ -291,7 +357,7 @@ impl<'m, M: GameModel> Induction<'m, M> {
                     self.values[at + role] = minima.iter().copied().max().unwrap_or(0);
                 }
             }
-            Rule::MaxN => {
+            InductionRule::MaxN => {
                 let mover = frame.counts.iter().position(|&c| c > 1);
                 let outcomes: Vec<Vec<u8>> = frame
                     .children
@@ -309,14 +375,75 @@ impl<'m, M: GameModel> Induction<'m, M> {
         }
     }
 
-    /// Values every state reachable from `root`.
-    fn run(mut self, root: &M::State) -> Result<StateValues<M::State>, Unsupported> {
+    /// The rewards of `root` (one per role), valuing every state reachable from it that is
+    /// not valued yet. A limit of `guard` (checked every few thousand states, and against
+    /// `max_states` for the states held) ends the call with [`InductionError::Stopped`]; the
+    /// states valued so far stay valued for later calls.
+    pub fn value(&mut self, root: &M::State, guard: &Guard<'_>) -> Result<&[u8], InductionError> {
         let root = self.intern(root.clone());
         let mut stack: Vec<Frame> = Vec::new();
+        let result = self.descend(root, &mut stack, guard);
+        if result.is_err() {
+            // The states on the path were expanded but not valued: they start afresh.
+            for frame in &stack {
+                self.marks[frame.id] = Mark::New;
+            }
+        }
+        result?;
+        let at = root * self.roles;
+        Ok(&self.values[at..at + self.roles])
+    }
+
+    /// The rewards of `state` when it is valued.
+    pub fn get(&self, state: &M::State) -> Option<&[u8]> {
+        let &id = self.index.get(state)?;
+        match self.marks[id] {
+            Mark::Done => Some(&self.values[id * self.roles..(id + 1) * self.roles]),
+            _ => None,
+        }
+    }
+
+    /// The number of states valued so far.
+    pub fn valued(&self) -> usize {
+        self.marks
+            .iter()
+            .filter(|m| matches!(m, Mark::Done))
+            .count()
+    }
+
+    /// Every valued state with its rewards.
+    pub fn into_values(self) -> StateValues<M::State> {
+        let roles = self.roles;
+        let mut index = HashMap::new();
+        let mut values = Vec::new();
+        for (id, state) in self.states.into_iter().enumerate() {
+            if matches!(self.marks[id], Mark::Done) {
+                index.insert(state, values.len() / roles.max(1));
+                values.extend_from_slice(&self.values[id * roles..(id + 1) * roles]);
+            }
+        }
+        StateValues {
+            roles,
+            index,
+            values,
+        }
+    }
+
+    /// The depth-first search from `root`, with its path on `stack`.
+    fn descend(
+        &mut self,
+        root: usize,
+        stack: &mut Vec<Frame>,
+        guard: &Guard<'_>,
+    ) -> Result<(), InductionError> {
+        if !matches!(self.marks[root], Mark::New) {
+            return Ok(());
+        }
         if let Some(frame) = self.expand(root)? {
             self.marks[root] = Mark::OnPath(0);
             stack.push(frame);
         }
+        let mut expanded = 0u64;
         while let Some(top) = stack.last_mut() {
             if let Some(&child) = top.children.get(top.next) {
                 top.next += 1;
@@ -325,9 +452,17 @@ impl<'m, M: GameModel> Induction<'m, M> {
                     Mark::OnPath(position) => {
                         return Err(Unsupported::Cycle {
                             length: stack.len() - position,
-                        });
+                        }
+                        .into());
                     }
                     Mark::New => {
+                        expanded += 1;
+                        if expanded.is_multiple_of(4096) {
+                            guard.check().map_err(InductionError::Stopped)?;
+                            guard
+                                .check_states(self.states.len() as u64)
+                                .map_err(InductionError::Stopped)?;
+                        }
                         if let Some(frame) = self.expand(child)? {
                             self.marks[child] = Mark::OnPath(stack.len());
                             stack.push(frame);
@@ -339,372 +474,9 @@ impl<'m, M: GameModel> Induction<'m, M> {
                 self.marks[frame.id] = Mark::Done;
             }
         }
-        Ok(StateValues {
-            roles: self.roles,
-            index: self.index,
-            values: self.values,
-        })
+        Ok(())
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{maxn_values, security_levels, StateValues};
-    use crate::games::{GridWalk, Nim, TicTacToe};
-    use crate::{alphabeta, solve_value, Algo, Config, Evaluation, GameModel, Unsupported};
-
-    /// A game given as a table: each state (an index) is a leaf with its rewards or an inner
-    /// state with a number of moves per role and the successor of each joint move, listed with
-    /// the last role's move changing fastest.
-    struct Table {
-        roles: usize,
-        nodes: Vec<Node>,
-    }
-
-    enum Node {
-        Leaf(Vec<u8>),
-        Inner {
-            counts: Vec<usize>,
-            children: Vec<usize>,
-        },
-    }
-
-    impl GameModel for Table {
-        type State = usize;
-        type Move = usize;
-
-        fn num_roles(&self) -> usize {
-            self.roles
-        }
-
-        fn initial_state(&self) -> usize {
-            0
-        }
-
-        fn is_terminal(&self, state: &usize) -> bool {
-            matches!(self.nodes[*state], Node::Leaf(_))
-        }
-
-        fn goal(&self, state: &usize, role: usize) -> u8 {
-            match &self.nodes[*state] {
-                Node::Leaf(rewards) => rewards[role],
-                Node::Inner { .. } => 0,
-            }
-        }
-
-        fn legal_moves(&self, state: &usize, role: usize, out: &mut Vec<usize>) {
-            if let Node::Inner { counts, .. } = &self.nodes[*state] {
-                out.extend(0..counts[role]);
-            }
-        }
-
-        fn next_state(&self, state: &usize, joint: &[usize]) -> usize {
-            match &self.nodes[*state] {
-                Node::Inner { counts, children } => {
-                    let at = joint
-                        .iter()
-                        .zip(counts)
-                        .fold(0, |at, (&mv, &count)| at * count + mv);
-                    children[at]
-                }
-                Node::Leaf(_) => *state,
-            }
-        }
-    }
-
-    fn leaf(rewards: &[u8]) -> Node {
-        Node::Leaf(rewards.to_vec())
-    }
-
-    fn inner(counts: &[usize], children: &[usize]) -> Node {
-        Node::Inner {
-            counts: counts.to_vec(),
-            children: children.to_vec(),
-        }
-    }
-
-    /// A one-shot simultaneous game: both roles pick one of `n` moves; `payoff(a, b)`.
-    fn matrix(n: usize, payoff: impl Fn(usize, usize) -> [u8; 2]) -> Table {
-        let mut nodes = vec![inner(&[n, n], &(1..=n * n).collect::<Vec<_>>())];
-        for a in 0..n {
-            for b in 0..n {
-                nodes.push(leaf(&payoff(a, b)));
-            }
-        }
-        Table { roles: 2, nodes }
-    }
-
-    fn root_of<S: Eq + std::hash::Hash>(values: &StateValues<S>, root: &S) -> Vec<u8> {
-        values.get(root).expect("the root is valued").to_vec()
-    }
-
-    #[test]
-    fn nim_security_levels_follow_the_nim_sum_in_every_state() {
-        for heaps in [[1, 2, 3], [3, 4, 5], [2, 2, 5]] {
-            let nim = Nim::new(&heaps);
-            let root = nim.initial_state();
-            let levels = security_levels(&nim, &root).unwrap();
-            let first_wins = heaps.iter().fold(0, |x, h| x ^ h) != 0;
-            let want = if first_wins { [100, 0] } else { [0, 100] };
-            assert_eq!(root_of(&levels, &root), want, "{heaps:?}");
-            for (state, rewards) in levels.iter() {
-                let mover = usize::from(state.mover);
-                let nonzero = state.heaps.iter().fold(0, |x, h| x ^ h) != 0;
-                let terminal = nim.is_terminal(state);
-                assert_eq!(
-                    rewards[mover] == 100,
-                    nonzero && !terminal,
-                    "{heaps:?} {state:?}"
-                );
-                assert_eq!(u32::from(rewards[0]) + u32::from(rewards[1]), 100);
-            }
-            let outcomes = maxn_values(&nim, &root).unwrap();
-            assert_eq!(root_of(&outcomes, &root), want, "{heaps:?}");
-            assert_eq!(outcomes.len(), levels.len());
-        }
-        // Heaps 1, 2, 3: 40 reachable states (gdl/nim_1_2_3.expect).
-        let nim = Nim::new(&[1, 2, 3]);
-        assert_eq!(
-            security_levels(&nim, &nim.initial_state()).unwrap().len(),
-            40
-        );
-    }
-
-    #[test]
-    fn tictactoe_is_a_draw_in_5478_states() {
-        let root = TicTacToe.initial_state();
-        let levels = security_levels(&TicTacToe, &root).unwrap();
-        assert_eq!(levels.len(), 5478);
-        assert_eq!(levels.num_roles(), 2);
-        assert_eq!(root_of(&levels, &root), [50, 50]);
-        let outcomes = maxn_values(&TicTacToe, &root).unwrap();
-        assert_eq!(root_of(&outcomes, &root), [50, 50]);
-    }
-
-    /// Two roles: the security level is the value alpha-beta forces, and max^n follows the
-    /// two-role preference (own minus other), as alpha-beta's difference does.
-    #[test]
-    fn two_roles_agree_with_alpha_beta() {
-        for size in [3, 4, 6, 7] {
-            let game = GridWalk { size };
-            let root = game.initial_state();
-            let levels = security_levels(&game, &root).unwrap();
-            let config = Config::default();
-            for role in 0..2 {
-                let forced = solve_value(&game, &root, role, Algo::AlphaBeta, &config).unwrap();
-                assert_eq!(
-                    forced.outcome,
-                    crate::ValueOutcome::Exact(levels.get(&root).unwrap()[role]),
-                    "size {size} role {role}"
-                );
-            }
-            let outcome = root_of(&maxn_values(&game, &root).unwrap(), &root);
-            let Evaluation::Values(goals) = alphabeta(&game, &root, &config).unwrap().evaluation
-            else {
-                panic!("alpha-beta stopped");
-            };
-            let difference = |g: &[u8]| i32::from(g[0]) - i32::from(g[1]);
-            assert_eq!(difference(&outcome), difference(&goals), "size {size}");
-        }
-    }
-
-    #[test]
-    fn pure_security_in_matching_pennies_and_rock_paper_scissors_is_zero() {
-        let pennies = matrix(2, |a, b| if a == b { [100, 0] } else { [0, 100] });
-        assert_eq!(root_of(&security_levels(&pennies, &0).unwrap(), &0), [0, 0]);
-        // Rock 0, paper 1, scissors 2: b beats a when b == a + 1 (mod 3).
-        let rps = matrix(3, |a, b| match (3 + b - a) % 3 {
-            0 => [50, 50],
-            1 => [0, 100],
-            _ => [100, 0],
-        });
-        let levels = security_levels(&rps, &0).unwrap();
-        assert_eq!(root_of(&levels, &0), [0, 0]);
-        assert_eq!(levels.len(), 10);
-        for game in [&pennies, &rps] {
-            let err = maxn_values(game, &0).unwrap_err();
-            assert!(matches!(err, Unsupported::Simultaneous { .. }), "{err}");
-            assert!(err.to_string().contains("roles 0 and 1"), "{err}");
-        }
-    }
-
-    #[test]
-    fn a_dominant_move_secures_its_worst_case() {
-        // Prisoner's dilemma (0 cooperates, 1 defects): defecting guarantees 20.
-        let dilemma = matrix(2, |a, b| match (a, b) {
-            (0, 0) => [60, 60],
-            (0, 1) => [0, 100],
-            (1, 0) => [100, 0],
-            _ => [20, 20],
-        });
-        assert_eq!(
-            root_of(&security_levels(&dilemma, &0).unwrap(), &0),
-            [20, 20]
-        );
-        // Asymmetric: role 0 has a safe move worth 30; role 1's moves are worth at least 40
-        // and 10 whatever role 0 plays.
-        let safe = matrix(2, |a, b| match (a, b) {
-            (0, 0) => [30, 40],
-            (0, 1) => [30, 10],
-            (1, 0) => [100, 70],
-            _ => [0, 90],
-        });
-        assert_eq!(root_of(&security_levels(&safe, &0).unwrap(), &0), [30, 40]);
-    }
-
-    /// Three roles moving at once, with different move counts: role r gets 30 for each step of
-    /// its own move and 40 when the next role copies it (which that role may refuse).
-    #[test]
-    fn three_simultaneous_roles_combine_every_joint_move() {
-        let counts = [3, 2, 2];
-        let mut nodes = vec![inner(&counts, &(1..=12).collect::<Vec<_>>())];
-        for a in 0..3 {
-            for b in 0..2 {
-                for c in 0..2 {
-                    let m = [a, b, c];
-                    let reward =
-                        |r: usize| (30 * m[r] + if m[(r + 1) % 3] == m[r] { 40 } else { 0 }) as u8;
-                    nodes.push(leaf(&[reward(0), reward(1), reward(2)]));
-                }
-            }
-        }
-        let game = Table { roles: 3, nodes };
-        // Role 0: move 2 gives 60 (role 1 cannot copy it); roles 1 and 2: move 1 gives 30.
-        assert_eq!(
-            root_of(&security_levels(&game, &0).unwrap(), &0),
-            [60, 30, 30]
-        );
-        let err = maxn_values(&game, &0).unwrap_err();
-        assert!(err.to_string().contains("roles 0, 1 and 2"), "{err}");
-        assert!(err.to_string().contains("(3, 2 and 2)"), "{err}");
-    }
-
-    /// Role 0 chooses between a sure 40 and handing the choice to role 1, whose max^n choice
-    /// gives role 0 70 but who could give it 0: max^n 70/30/0, security levels 40/30/0.
-    #[test]
-    fn maxn_and_security_differ_with_three_roles() {
-        let game = Table {
-            roles: 3,
-            nodes: vec![
-                inner(&[2, 1, 1], &[1, 2]),
-                leaf(&[40, 30, 30]),
-                inner(&[1, 2, 1], &[3, 4]),
-                leaf(&[70, 30, 0]),
-                leaf(&[0, 20, 80]),
-            ],
-        };
-        let outcomes = maxn_values(&game, &0).unwrap();
-        assert_eq!(root_of(&outcomes, &0), [70, 30, 0]);
-        assert_eq!(root_of(&outcomes, &2), [70, 30, 0]);
-        let levels = security_levels(&game, &0).unwrap();
-        assert_eq!(root_of(&levels, &0), [40, 30, 0]);
-        assert_eq!(root_of(&levels, &2), [0, 30, 0]);
-        assert_eq!(levels.len(), 5);
-    }
-
-    /// Max^n ties: role 1 gets 50 either way and picks the outcome worse for the others
-    /// together (the second move); a forced state passes its single successor's outcome up.
-    #[test]
-    fn maxn_breaks_ties_against_the_others_and_passes_forced_moves() {
-        let game = Table {
-            roles: 3,
-            nodes: vec![
-                inner(&[1, 1, 1], &[1]),
-                inner(&[1, 2, 1], &[2, 3]),
-                leaf(&[100, 50, 0]),
-                leaf(&[0, 50, 50]),
-            ],
-        };
-        let outcomes = maxn_values(&game, &0).unwrap();
-        assert_eq!(root_of(&outcomes, &0), [0, 50, 50]);
-        assert_eq!(
-            root_of(&security_levels(&game, &0).unwrap(), &0),
-            [0, 50, 0]
-        );
-    }
-
-    #[test]
-    fn cycles_are_errors_but_transpositions_are_not() {
-        // 0 -> 1 -> 2 -> 0, with an exit to a leaf at 1.
-        let cyclic = Table {
-            roles: 2,
-            nodes: vec![
-                inner(&[1, 1], &[1]),
-                inner(&[2, 1], &[2, 3]),
-                inner(&[1, 1], &[0]),
-                leaf(&[100, 0]),
-            ],
-        };
-        for result in [security_levels(&cyclic, &0), maxn_values(&cyclic, &0)] {
-            let err = result.unwrap_err();
-            assert_eq!(err, Unsupported::Cycle { length: 3 });
-            assert!(err.to_string().contains("after 3 moves"), "{err}");
-        }
-        let self_loop = Table {
-            roles: 1,
-            nodes: vec![inner(&[2], &[0, 1]), leaf(&[10])],
-        };
-        assert_eq!(
-            security_levels(&self_loop, &0).unwrap_err(),
-            Unsupported::Cycle { length: 1 }
-        );
-        // A diamond: state 3 is reached twice, never on the same path.
-        let diamond = Table {
-            roles: 1,
-            nodes: vec![
-                inner(&[2], &[1, 2]),
-                inner(&[1], &[3]),
-                inner(&[2], &[3, 4]),
-                inner(&[1], &[4]),
-                leaf(&[60]),
-            ],
-        };
-        assert_eq!(root_of(&security_levels(&diamond, &0).unwrap(), &0), [60]);
-        assert_eq!(root_of(&maxn_values(&diamond, &0).unwrap(), &0), [60]);
-    }
-
-    #[test]
-    fn a_role_without_moves_is_an_error() {
-        let game = Table {
-            roles: 2,
-            nodes: vec![inner(&[2, 0], &[]), leaf(&[0, 0])],
-        };
-        for result in [security_levels(&game, &0), maxn_values(&game, &0)] {
-            assert_eq!(result.unwrap_err(), Unsupported::NoLegalMoves { role: 1 });
-        }
-    }
-
-    /// A chain far deeper than the call stack could take by recursion.
-    #[test]
-    fn a_game_200000_plies_deep_needs_no_recursion() {
-        struct Countdown;
-        impl GameModel for Countdown {
-            type State = u32;
-            type Move = ();
-            fn num_roles(&self) -> usize {
-                2
-            }
-            fn initial_state(&self) -> u32 {
-                200_000
-            }
-            fn is_terminal(&self, state: &u32) -> bool {
-                *state == 0
-            }
-            fn goal(&self, _state: &u32, role: usize) -> u8 {
-                [25, 75][role]
-            }
-            fn legal_moves(&self, _state: &u32, _role: usize, out: &mut Vec<()>) {
-                out.push(());
-            }
-            fn next_state(&self, state: &u32, _joint: &[()]) -> u32 {
-                state - 1
-            }
-        }
-        let levels = security_levels(&Countdown, &200_000).unwrap();
-        assert_eq!(levels.len(), 200_001);
-        assert_eq!(root_of(&levels, &200_000), [25, 75]);
-        let outcomes = maxn_values(&Countdown, &200_000).unwrap();
-        assert_eq!(root_of(&outcomes, &200_000), [25, 75]);
-        assert_eq!(outcomes.get(&200_001), None);
-    }
-}
+mod tests;

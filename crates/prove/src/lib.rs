@@ -43,6 +43,7 @@ mod alphabeta;
 mod backward;
 mod dfpn;
 pub mod games;
+mod induce;
 mod model;
 mod pn;
 mod preference;
@@ -52,7 +53,9 @@ mod table;
 mod value;
 
 pub use alphabeta::{alphabeta, AlphaBetaResult, Evaluation};
-pub use backward::{maxn_values, security_levels, StateValues};
+pub use backward::{
+    maxn_values, security_levels, Induction, InductionError, InductionRule, StateValues,
+};
 pub use dfpn::dfpn;
 pub use model::{GameModel, Unsupported};
 pub use preference::preference;

@@ -27,11 +27,26 @@ pub enum Algo {
     DfPn,
     /// Alpha-beta with a transposition table ([`alphabeta`](crate::alphabeta)).
     AlphaBeta,
+    /// Backward induction over every state reachable from the root
+    /// ([`Induction`](crate::Induction)): any number of roles and simultaneous moves (the
+    /// value is the pure security level), exact, and as costly as the reachable set; the node
+    /// limit bounds the states held.
+    Backward,
 }
 
 impl Algo {
-    /// Every algorithm, in a fixed order.
-    pub const ALL: [Algo; 4] = [Algo::Pn, Algo::Pn2, Algo::DfPn, Algo::AlphaBeta];
+    /// The four searches, in a fixed order: what `all` means on the command line. They answer
+    /// two-player turn-taking games, expand nodes by need and stop cycles by their own rules.
+    pub const SEARCHES: [Algo; 4] = [Algo::Pn, Algo::Pn2, Algo::DfPn, Algo::AlphaBeta];
+
+    /// Every algorithm, in a fixed order: the searches, then [`Algo::Backward`].
+    pub const ALL: [Algo; 5] = [
+        Algo::Pn,
+        Algo::Pn2,
+        Algo::DfPn,
+        Algo::AlphaBeta,
+        Algo::Backward,
+    ];
 
     /// The name used by [`Display`](fmt::Display) and [`FromStr`].
     pub fn name(self) -> &'static str {
@@ -40,6 +55,7 @@ impl Algo {
             Algo::Pn2 => "pn2",
             Algo::DfPn => "dfpn",
             Algo::AlphaBeta => "alphabeta",
+            Algo::Backward => "backward",
         }
     }
 }
@@ -50,7 +66,7 @@ impl fmt::Display for Algo {
     }
 }
 
-/// An algorithm name that is none of `pn`, `pn2`, `dfpn`, `alphabeta`.
+/// An algorithm name that is none of `pn`, `pn2`, `dfpn`, `alphabeta`, `backward`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseAlgoError {
     /// The rejected text.
@@ -61,7 +77,7 @@ impl fmt::Display for ParseAlgoError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown algorithm `{}`: expected pn, pn2, dfpn or alphabeta",
+            "unknown algorithm `{}`: expected pn, pn2, dfpn, alphabeta or backward",
             self.input
         )
     }

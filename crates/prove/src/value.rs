@@ -2,6 +2,7 @@
 
 use crate::alphabeta::{minimax, prove_alphabeta};
 use crate::dfpn::dfpn;
+use crate::induce::{prove_backward, value_backward};
 use crate::model::{check_roles, GameModel, Unsupported};
 use crate::pn::proof_number_search;
 use crate::question::{AtLeast, Question};
@@ -22,6 +23,7 @@ pub fn prove<M: GameModel, Q: Question<M>>(
         Algo::Pn2 => proof_number_search(model, root, question, config, true),
         Algo::DfPn => dfpn(model, root, question, config),
         Algo::AlphaBeta => prove_alphabeta(model, root, question, config),
+        Algo::Backward => prove_backward(model, root, question, config),
     }
 }
 
@@ -68,7 +70,14 @@ pub fn solve_value<M: GameModel>(
     algo: Algo,
     config: &Config,
 ) -> Result<ValueResult, Unsupported> {
-    check_roles(model, role)?;
+    if algo == Algo::Backward {
+        if role >= model.num_roles() {
+            let count = model.num_roles();
+            return Err(Unsupported::UnknownRole { role, count });
+        }
+    } else {
+        check_roles(model, role)?;
+    }
     let mut values = model.goal_values(role);
     values.sort_unstable();
     values.dedup();
@@ -76,6 +85,22 @@ pub fn solve_value<M: GameModel>(
         values = (0..=100).collect();
     }
     let (lowest, highest) = (values[0], values[values.len() - 1]);
+    if algo == Algo::Backward {
+        let (value, stats) = value_backward(model, root, role, config)?;
+        let outcome = match value {
+            Ok(v) => ValueOutcome::Exact(v),
+            Err(reason) => ValueOutcome::Stopped {
+                reason,
+                lower: lowest,
+                upper: highest,
+            },
+        };
+        return Ok(ValueResult {
+            outcome,
+            searches: 1,
+            stats,
+        });
+    }
     if algo == Algo::AlphaBeta {
         let leaf = |m: &M, s: &M::State| i32::from(m.goal(s, role));
         let (result, stats) = minimax(model, root, role, leaf, (0, 100), config)?;

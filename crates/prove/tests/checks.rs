@@ -45,7 +45,7 @@ pub fn check_value<M: GameModel>(
 ) where
     M::State: Debug,
 {
-    for algo in Algo::ALL {
+    for algo in Algo::SEARCHES {
         let result = solve_value(model, state, role, algo, config).unwrap();
         assert_eq!(
             result.outcome,
@@ -66,7 +66,7 @@ pub fn check_question<M: GameModel, Q: Question<M>>(
     M::State: Debug,
 {
     let want = proof_outcome(expected);
-    for algo in Algo::ALL {
+    for algo in Algo::SEARCHES {
         let result = prove(model, state, question, algo, config).unwrap();
         assert_eq!(result.outcome, want, "{algo}: question at {state:?}");
         if algo != Algo::AlphaBeta {

@@ -21,7 +21,7 @@ fn simultaneous_moves_are_unsupported() {
     for delay in [0, 3] {
         let game = Pennies { delay };
         let root = game.initial_state();
-        for algo in Algo::ALL {
+        for algo in Algo::SEARCHES {
             let err = refusal(&game, &root, 0, 100, algo);
             assert!(
                 matches!(err, Unsupported::Simultaneous { .. }),
@@ -42,7 +42,7 @@ fn simultaneous_moves_are_unsupported() {
 #[test]
 fn three_roles_are_unsupported() {
     let game = ThreeRoles;
-    for algo in Algo::ALL {
+    for algo in Algo::SEARCHES {
         let err = refusal(&game, &0, 0, 50, algo);
         assert_eq!(err, Unsupported::Roles { count: 3 }, "{algo}");
     }
@@ -60,7 +60,7 @@ fn unknown_role_is_rejected() {
         goals: vec![[0, 0], [100, 0]],
         roles: 1,
     };
-    for algo in Algo::ALL {
+    for algo in Algo::SEARCHES {
         let err = refusal(&game, &0, 1, 50, algo);
         assert_eq!(
             err,
@@ -73,7 +73,7 @@ fn unknown_role_is_rejected() {
 /// Every algorithm answers "can `role` force at least `value` from vertex 0?" with `want`.
 fn answers(game: &GraphGame, role: usize, value: u8, want: Outcome) {
     let question = AtLeast { role, value };
-    for algo in Algo::ALL {
+    for algo in Algo::SEARCHES {
         let result = prove(game, &0, &question, algo, &Config::default()).unwrap();
         assert_eq!(result.outcome, want, "{algo}: role {role} at least {value}");
     }
@@ -89,7 +89,7 @@ fn cycles_terminate_single_player() {
         roles: 1,
     };
     answers(&game, 0, 100, Outcome::Proved);
-    for algo in Algo::ALL {
+    for algo in Algo::SEARCHES {
         let value = solve_value(&game, &0, 0, algo, &Config::default()).unwrap();
         assert_eq!(
             value.outcome,

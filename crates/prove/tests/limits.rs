@@ -18,7 +18,7 @@ fn stops_with(config: &Config, reason: StopReason) {
     let game = TicTacToe;
     let root = game.initial_state();
     let question = AtLeast { role: 0, value: 50 };
-    for algo in Algo::ALL {
+    for algo in Algo::SEARCHES {
         let result = prove(&game, &root, &question, algo, config).unwrap();
         assert_eq!(result.outcome, Outcome::Stopped(reason), "{algo}");
         assert_eq!(result.stats.proof_size, None, "{algo}");
@@ -54,7 +54,7 @@ fn node_limit_counts_expansions() {
         max_nodes: Some(40),
         ..Limits::default()
     });
-    for algo in Algo::ALL {
+    for algo in Algo::SEARCHES {
         let result = prove(&game, &root, &AtLeast { role: 0, value: 50 }, algo, &config).unwrap();
         assert_eq!(result.stats.nodes_expanded, 40, "{algo}");
     }
@@ -119,7 +119,7 @@ fn pn_stops_at_its_memory_limit_on_a_big_game() {
 #[test]
 fn cancel_from_another_thread_stops_a_long_search() {
     let nim = Nim::new(&[20, 20, 20, 20, 20, 20, 20, 20]);
-    for algo in Algo::ALL {
+    for algo in Algo::SEARCHES {
         let cancel = Arc::new(AtomicBool::new(false));
         let config = limited(Limits {
             cancel: Some(cancel.clone()),

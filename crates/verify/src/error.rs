@@ -13,8 +13,6 @@ use symgame_symbolic::{SolveError, SymbolicError};
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
-    /// The game has more than two roles (the solver and the explicit solvers take one or two).
-    TooManyRoles(usize),
     /// Compiling the game into BDDs failed, or its set-up deadline passed.
     Symbolic(SymbolicError),
     /// Solving the game failed (a game outside the solver).
@@ -45,10 +43,6 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::TooManyRoles(n) => write!(
-                f,
-                "the game has {n} roles: verify supports one or two roles"
-            ),
             Error::Symbolic(SymbolicError::Stopped(why)) => write!(f, "{why} while compiling"),
             Error::Symbolic(e) => write!(f, "{e}"),
             Error::Solve(e) => write!(f, "{e}"),

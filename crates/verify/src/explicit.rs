@@ -9,7 +9,8 @@ use std::time::Instant;
 use symgame_explicit::{Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_limits::{Guard, Limits, StopReason};
-use symgame_prove::{solve_value, Config};
+use symgame_prove::{solve_value, Algo, Config, Induction, InductionError, InductionRule};
+use symgame_symbolic::GameKind;
 
 /// The answers of the explicit side.
 pub(crate) struct Checked {
@@ -32,6 +33,9 @@ pub(crate) fn check(
     guard: &Guard<'_>,
     mut progress: impl FnMut(&Progress),
 ) -> Result<Checked, Error> {
+    if let Some(rule) = induction_rule(side.kind) {
+        return check_by_induction(game, reasoner, side, rule, opts, guard, progress);
+    }
     let mut out = Checked {
         states: 0,
         tallies: opts.algos.iter().map(|&a| AlgoTally::new(a)).collect(),
@@ -94,4 +98,142 @@ pub(crate) fn check(
         });
     }
     Ok(out)
+}
+
+/// The backward-induction rule that checks a solution of kind `kind`, for the kinds the
+/// searches cannot check: max^n outcomes are no forced values, and security levels of
+/// simultaneous or many-role games are outside proof-number search and alpha-beta.
+fn induction_rule(kind: GameKind) -> Option<InductionRule> {
+    match kind {
+        GameKind::MaxN => Some(InductionRule::MaxN),
+        GameKind::SecurityLevels => Some(InductionRule::Security),
+        _ => None,
+    }
+}
+
+/// Checks every chosen state by backward induction over the explicit reasoner, one
+/// [`Induction`] for all of them (each state below the first is valued once), tallied as
+/// [`Algo::Backward`]. The node limit of `opts` bounds the states it holds; a state whose
+/// induction it stops counts as undecided.
+fn check_by_induction(
+    game: &GroundGame,
+    reasoner: &Reasoner,
+    side: &SymbolicSide,
+    rule: InductionRule,
+    opts: &VerifyOptions,
+    guard: &Guard<'_>,
+    mut progress: impl FnMut(&Progress),
+) -> Result<Checked, Error> {
+    let mut tally = AlgoTally::new(Algo::Backward);
+    let mut out = Checked {
+        states: 0,
+        tallies: Vec::new(),
+        disagreements: Vec::new(),
+        stopped: None,
+    };
+    let limits = Limits {
+        max_states: Some(opts.search_nodes),
+        time_limit: guard.time_left(),
+        cancel: opts.limits.cancel.clone(),
+        ..Limits::default()
+    };
+    let inner = Guard::new(&limits);
+    let mut induction = Induction::new(reasoner, rule);
+    for (fluents, want) in &side.expected {
+        if let Err(why) = guard.check() {
+            out.stopped = Some(why);
+            break;
+        }
+        let mut state = State::empty(game.fluents.len());
+        for &f in fluents {
+            state.insert(f);
+        }
+        let t0 = Instant::now();
+        let before = induction.valued() as u64;
+        let answer = induction.value(&state, &inner).map(<[u8]>::to_vec);
+        tally.seconds += t0.elapsed().as_secs_f64();
+        tally.nodes_expanded += induction.valued() as u64 - before;
+        match answer {
+            Ok(values) => {
+                for (role, (&expect, &explicit)) in want.iter().zip(&values).enumerate() {
+                    if expect == explicit {
+                        tally.agreed += 1;
+                    } else {
+                        tally.disagreed += 1;
+                        out.disagreements.push(Disagreement {
+                            state: fluent_names(game, fluents),
+                            role: game.roles[role].name.to_string(),
+                            algo: Algo::Backward,
+                            symbolic: expect,
+                            explicit,
+                        });
+                    }
+                }
+            }
+            Err(InductionError::Stopped(StopReason::StateLimit)) => {
+                tally.undecided += want.len() as u64;
+            }
+            Err(InductionError::Stopped(why)) => {
+                out.stopped = Some(why);
+                break;
+            }
+            Err(InductionError::Unsupported(u)) => return Err(Error::Explicit(u)),
+        }
+        out.states += 1;
+        progress(&Progress {
+            states_checked: out.states,
+            states_to_check: side.expected.len() as u64,
+            disagreements: out.disagreements.len() as u64,
+        });
+    }
+    out.tallies.push(tally);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Mode;
+    use symgame_prove::GameModel;
+
+    /// nim3p's initial state, expected to have the rewards `want` (max^n: 100/50/0).
+    fn side(reasoner: &Reasoner, kind: GameKind, want: Vec<u8>) -> SymbolicSide {
+        let initial: Vec<usize> = reasoner.initial_state().fluents().collect();
+        SymbolicSide {
+            kind,
+            reachable: 152u32.into(),
+            expected: vec![(initial, want)],
+            mode: Mode::Sample,
+            explicit_states: None,
+            seconds: 0.0,
+        }
+    }
+
+    fn run(kind: GameKind, want: Vec<u8>) -> Checked {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../gdl/nim3p.kif");
+        let game = symgame_ground::load(&path, &Default::default()).unwrap();
+        let reasoner = Reasoner::new(&game);
+        let opts = VerifyOptions::default();
+        let guard = Guard::new(&opts.limits);
+        let side = side(&reasoner, kind, want);
+        check(&game, &reasoner, &side, &opts, &guard, |_| {}).unwrap()
+    }
+
+    #[test]
+    fn induction_agrees_with_the_right_values_and_names_the_wrong_ones() {
+        // max^n from the initial state of nim3p: 100/50/0 (gdl/nim3p.expect).
+        let ok = run(GameKind::MaxN, vec![100, 50, 0]);
+        assert_eq!(ok.tallies[0].algo, Algo::Backward);
+        assert_eq!(ok.tallies[0].agreed, 3);
+        assert!(ok.disagreements.is_empty());
+        // The same values read as security levels (50/0/0) disagree for the first two roles.
+        let wrong = run(GameKind::SecurityLevels, vec![100, 50, 0]);
+        assert_eq!(wrong.tallies[0].disagreed, 2);
+        let seen: Vec<(u8, u8)> = wrong
+            .disagreements
+            .iter()
+            .map(|d| (d.symbolic, d.explicit))
+            .collect();
+        assert_eq!(seen, vec![(100, 50), (50, 0)]);
+    }
 }

@@ -70,9 +70,6 @@ pub fn verify(
 ) -> Result<Report, Error> {
     let started = Instant::now();
     let guard = Guard::since(&opts.limits, started);
-    if game.roles.len() > 2 {
-        return Err(Error::TooManyRoles(game.roles.len()));
-    }
     let reasoner = Reasoner::new(game);
     let side = symbolic::symbolic_side(game, &reasoner, opts, &guard)?;
     let checked = explicit::check(game, &reasoner, &side, opts, &guard, progress)?;

@@ -14,9 +14,8 @@ use crate::solve::files::FileError;
 pub enum SolveError {
     /// Building or searching the symbolic game failed.
     Symbolic(SymbolicError),
-    /// The game has more than two roles.
-    TooManyRoles(usize),
-    /// Both roles have a choice in a reachable state: simultaneous moves.
+    /// Two roles have a choice in a state of a layer solved by the layered solver, which takes
+    /// turn-taking games only (the whole-set solver takes simultaneous moves).
     Simultaneous {
         /// One such state (its true fluents).
         state: Vec<usize>,
@@ -34,15 +33,10 @@ impl std::fmt::Display for SolveError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SolveError::Symbolic(e) => write!(f, "{e}"),
-            SolveError::TooManyRoles(n) => write!(
-                f,
-                "the game has {n} roles: solving supports one or two roles (reachability works \
-                 for any number)"
-            ),
             SolveError::Simultaneous { .. } => write!(
                 f,
-                "simultaneous moves: both roles have a choice in a reachable state; solving \
-                 supports turn-taking games only (reachability works for any game)"
+                "simultaneous moves: two roles have a choice in a reachable state; the layered \
+                 solver supports turn-taking games only (the whole-set solver takes any game)"
             ),
             SolveError::NoLegalMove { .. } => write!(
                 f,

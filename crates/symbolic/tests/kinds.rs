@@ -1,0 +1,212 @@
+//! Game kinds beyond two-player turn-taking: security levels and max^n, each checked state by
+//! state against backward induction over the explicit reasoner (`symgame_prove`, which shares
+//! no code with the BDD side), and security levels against the retrograde solution of every
+//! two-player constant-sum game of `gdl/`.
+
+use std::collections::HashMap;
+
+use num_bigint::BigUint;
+use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
+use symgame_explicit::Reasoner;
+use symgame_ground::GroundGame;
+use symgame_prove::{maxn_values, security_levels, StateValues};
+use symgame_symbolic::{
+    solve, Encoding, GameKind, SolveOptions, Solved, SymbolicGame, SymbolicOptions, ValueRule,
+};
+use symgame_testkit::{load_game, Expect, ExplicitGraph};
+
+fn options(values: ValueRule) -> SolveOptions {
+    SolveOptions {
+        values,
+        keep_classes: true,
+        ..Default::default()
+    }
+}
+
+fn engine(game: &GroundGame) -> BiodivineEngine {
+    let enc = Encoding::with_options(game, &SymbolicOptions::default());
+    BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap()
+}
+
+fn compile<'e>(e: &'e BiodivineEngine, game: &GroundGame) -> SymbolicGame<'e, BiodivineEngine> {
+    let enc = Encoding::with_options(game, &SymbolicOptions::default());
+    SymbolicGame::new(e, game, enc, &SymbolicOptions::default()).unwrap()
+}
+
+/// The symbolic solution agrees with `explicit` on every reachable state, and covers them all;
+/// returns the number of states of each outcome, sorted.
+fn check_every_state(
+    name: &str,
+    game: &GroundGame,
+    rule: ValueRule,
+    want_kind: GameKind,
+    explicit: &StateValues<symgame_explicit::State>,
+) -> Vec<(Vec<u8>, BigUint)> {
+    let e = engine(game);
+    let g = compile(&e, game);
+    let solved = solve(&g, &options(rule), |_| {}).unwrap();
+    let st = &solved.stats;
+    assert_eq!(st.kind, want_kind, "{name}");
+    assert_eq!(st.stopped, None, "{name}");
+    assert_eq!(st.unsolved, BigUint::default(), "{name}");
+    let r = Reasoner::new(game);
+    let states = ExplicitGraph::new(&r).states;
+    assert_eq!(st.states, BigUint::from(states.len()), "{name}");
+    assert_eq!(explicit.len(), states.len(), "{name}");
+    for s in &states {
+        let fluents: Vec<usize> = s.fluents().collect();
+        let (o, _) = solved
+            .value_of(&g, &fluents)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{name}: state {fluents:?} not solved"));
+        assert_eq!(
+            Some(st.outcomes[o].as_slice()),
+            explicit.get(s),
+            "{name} {rule:?}: state {fluents:?}"
+        );
+    }
+    let mut counts: Vec<(Vec<u8>, BigUint)> = st
+        .outcomes
+        .iter()
+        .cloned()
+        .zip(st.per_outcome.iter().cloned())
+        .filter(|(_, n)| *n > BigUint::default())
+        .collect();
+    counts.sort();
+    counts
+}
+
+/// The states of each outcome, as one BDD per outcome vector.
+fn classes_by_outcome(
+    e: &BiodivineEngine,
+    solved: &Solved<BiodivineEngine>,
+) -> HashMap<Vec<u8>, <BiodivineEngine as BddEngine>::Bdd> {
+    let mut out: HashMap<Vec<u8>, _> = HashMap::new();
+    for layer in &solved.layers {
+        for c in &layer.classes {
+            let outcome = solved.stats.outcomes[c.outcome].clone();
+            let union = match out.remove(&outcome) {
+                Some(before) => e.or(&before, &c.states).unwrap(),
+                None => c.states.clone(),
+            };
+            out.insert(outcome, union);
+        }
+    }
+    out
+}
+
+#[test]
+fn security_levels_equal_the_solution_of_every_two_player_constant_sum_game() {
+    // Every two-player constant-sum game of gdl/ up to connect4_4x4 (161,029 states); the
+    // larger Connect Four boards are the same rules on more columns.
+    let mut checked = Vec::new();
+    for name in [
+        "tictactoe",
+        "nim_1_2_3",
+        "nim_3_4_5",
+        "chomp_4x3",
+        "connect4_4x4",
+    ] {
+        let game = load_game(name);
+        let e = engine(&game);
+        let g = compile(&e, &game);
+        let auto = solve(&g, &options(ValueRule::Auto), |_| {}).unwrap();
+        assert_eq!(auto.stats.kind, GameKind::ZeroSum, "{name}");
+        let security = solve(&g, &options(ValueRule::Security), |_| {}).unwrap();
+        assert_eq!(security.stats.kind, GameKind::SecurityLevels, "{name}");
+        assert_eq!(security.stats.states, auto.stats.states, "{name}");
+        let a = classes_by_outcome(&e, &auto);
+        let s = classes_by_outcome(&e, &security);
+        let mut outcomes: Vec<&Vec<u8>> = a.keys().collect();
+        outcomes.sort();
+        let mut other: Vec<&Vec<u8>> = s.keys().collect();
+        other.sort();
+        assert_eq!(outcomes, other, "{name}: the outcomes");
+        for o in outcomes {
+            let (x, y) = (&a[o], &s[o]);
+            assert!(
+                e.is_false(&e.and_not(x, y).unwrap()) && e.is_false(&e.and_not(y, x).unwrap()),
+                "{name}: the states of outcome {o:?} differ"
+            );
+        }
+        checked.push(name);
+    }
+    assert_eq!(checked.len(), 5);
+}
+
+#[test]
+fn many_role_games_match_explicit_induction_under_max_n_and_security() {
+    for name in ["nim3p", "ring4p"] {
+        let game = load_game(name);
+        let r = Reasoner::new(&game);
+        let root = r.initial_state();
+        let maxn = maxn_values(&r, &root).unwrap();
+        let security = security_levels(&r, &root).unwrap();
+        // The fixtures' figures, from the independent Python oracle.
+        let ex = Expect::of(name);
+        let text = |v: &[u8]| {
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join("/")
+        };
+        assert_eq!(
+            ex.get("maxn_initial"),
+            maxn.get(&root).map(text).as_deref(),
+            "{name}"
+        );
+        let oracle_security: Vec<&str> = ex
+            .all("security")
+            .filter_map(|l| l.split_whitespace().nth(1))
+            .collect();
+        assert_eq!(
+            Some(oracle_security.join("/")),
+            security.get(&root).map(text),
+            "{name}"
+        );
+        let counts = check_every_state(name, &game, ValueRule::Auto, GameKind::MaxN, &maxn);
+        let mut oracle = ex.outcomes();
+        oracle.sort();
+        assert_eq!(counts, oracle, "{name}: max^n outcome counts");
+        check_every_state(
+            name,
+            &game,
+            ValueRule::Security,
+            GameKind::SecurityLevels,
+            &security,
+        );
+    }
+}
+
+#[test]
+fn simultaneous_games_get_their_security_levels() {
+    // penalty_kick: the kicker guarantees 50 in pure strategies, the keeper nothing
+    // (gdl/penalty_kick.expect); matching pennies: 0 each.
+    for (name, initial) in [("penalty_kick", vec![50, 0])] {
+        let game = load_game(name);
+        let r = Reasoner::new(&game);
+        let root = r.initial_state();
+        let security = security_levels(&r, &root).unwrap();
+        assert_eq!(security.get(&root), Some(initial.as_slice()), "{name}");
+        // Auto picks security levels for a game with simultaneous moves.
+        check_every_state(
+            name,
+            &game,
+            ValueRule::Auto,
+            GameKind::SecurityLevels,
+            &security,
+        );
+    }
+    let pennies =
+        symgame_testkit::load(&symgame_testkit::root().join("tests/games/matching_pennies.kif"));
+    let r = Reasoner::new(&pennies);
+    let security = security_levels(&r, &r.initial_state()).unwrap();
+    assert_eq!(security.get(&r.initial_state()), Some(&[0, 0][..]));
+    check_every_state(
+        "matching_pennies",
+        &pennies,
+        ValueRule::Auto,
+        GameKind::SecurityLevels,
+        &security,
+    );
+}
