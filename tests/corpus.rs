@@ -164,3 +164,32 @@ fn the_explicit_layers_are_reported_when_the_symbolic_set_up_stops() {
     let n = got.len().min(want.len());
     assert_eq!(got[..n], want[..n]);
 }
+
+/// roshambo2 (two rounds of rock-paper-scissors, symmetric): worth 50 to each role in mixed
+/// strategies, 0 in pure ones (an opponent who knows a pure strategy beats every throw), and
+/// the explicit induction with the same LP agrees on all 180 states. switches (3 roles) is
+/// solved under max^n and verified the same way.
+#[test]
+#[ignore = "corpus: needs the GGP corpus at ../shared/gdl-corpus"]
+fn corpus_simultaneous_and_three_role_games_are_solved_and_verified() {
+    let game = corpus_game("roshambo2.kif");
+    let path = game.to_str().unwrap();
+    let (code, out, err) = crate::symgame(&["solve", path]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("initial state: white 50.00, black 50.00 (values in mixed strategies; pure security levels 0/0;"),
+        "{out}"
+    );
+    let (code, out, err) = crate::symgame(&["solve", "--values", "security", path]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("initial state: white 0, black 0"), "{out}");
+    for game in ["roshambo2.kif", "switches.kif"] {
+        let path = corpus_game(game);
+        let (code, out, err) = crate::symgame(&["verify", path.to_str().unwrap()]);
+        assert_eq!(code, 0, "{game}: {err}");
+        assert!(
+            out.contains("(all of them)") && out.contains("no disagreement"),
+            "{game}: {out}"
+        );
+    }
+}

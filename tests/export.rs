@@ -529,3 +529,56 @@ fn cli_export_limits_exit_3_without_a_file() {
     assert!(!db.exists());
     assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0);
 }
+
+/// The new value kinds in databases: max^n (nim3p) and mixed values (penalty_kick), every
+/// state's database value equal to the explicit induction's, and `query` printing the mixed
+/// value, its pure bounds and both roles' optimal mixed strategies.
+#[test]
+fn databases_hold_max_n_outcomes_and_mixed_values() {
+    use symgame_limits::{Guard, Limits};
+    use symgame_prove::{Induction, InductionRule};
+    let mut files = Vec::new();
+    for (name, rule) in [
+        ("nim3p", InductionRule::MaxN),
+        ("penalty_kick", InductionRule::Mixed),
+    ] {
+        let (g, out) = exported(name, &format!("kinds-{name}"));
+        files.push(out.clone());
+        let db = GameDatabase::open(&out, g.clone(), &SymbolicOptions::default()).unwrap();
+        let r = Reasoner::new(&g);
+        let mut explicit = Induction::new(&r, rule);
+        explicit
+            .value(&r.initial_state(), &Guard::new(&Limits::default()))
+            .unwrap();
+        let states = ExplicitGraph::new(&r).states;
+        assert_eq!(db.database().len(), states.len() as u64, "{name}");
+        for s in &states {
+            let v = db.value(s).unwrap();
+            assert_eq!(Some(v.rewards.as_slice()), explicit.get(s), "{name}: {s:?}");
+            match explicit.mixed(s) {
+                Some(m) => {
+                    let got = v.mixed.expect("a mixed value");
+                    assert!((got[0] - m).abs() < 1e-6, "{name}: {got:?} vs {m}");
+                }
+                None => assert_eq!(v.mixed, None, "{name}"),
+            }
+        }
+    }
+    let out = &files[1];
+    let (code, text, err) = symgame(&[
+        "query",
+        "--game",
+        "gdl/penalty_kick.kif",
+        "--moves",
+        "",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for line in [
+        "value     kicker 66.67, keeper 33.33 in mixed strategies (pure security levels: kicker 50, keeper 0)",
+        "strategy  kicker: (kick left) 0.333, (kick right) 0.667",
+        "strategy  keeper: (dive left) 0.333, (dive right) 0.667",
+    ] {
+        assert!(text.contains(line), "{text}");
+    }
+}

@@ -162,12 +162,30 @@ fn games_outside_the_solver_get_a_clear_message() {
 
 #[test]
 fn simultaneous_and_many_role_games_are_solved() {
-    // Matching pennies in pure strategies: whoever commits first loses, so
-    // each role can guarantee only 0.
-    let (code, out, err) = symgame(&["solve", "tests/games/matching_pennies.kif"]);
+    // Matching pennies: 50 each in mixed strategies (a matrix game solved by LP), 0 in pure
+    // ones, where whoever commits first loses.
+    let pennies = "tests/games/matching_pennies.kif";
+    let (code, out, err) = symgame(&["solve", pennies]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("(mixed values)"), "{out}");
+    assert!(
+        out.contains("initial state: even 50.00, odd 50.00 (values in mixed strategies; pure security levels 0/0;"),
+        "{out}"
+    );
+    let (code, out, err) = symgame(&["solve", "--values", "security", pennies]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("security levels (pure strategies)"), "{out}");
     assert!(out.contains("initial state: even 0, odd 0"), "{out}");
+    // The mixed values in --json, per outcome and role.
+    let (code, out, err) = symgame(&["solve", "--json", pennies]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let initial = v["initial"].as_u64().unwrap() as usize;
+    assert_eq!(
+        v["mixed"][initial],
+        serde_json::json!([50.0, 50.0]),
+        "{out}"
+    );
     // Three roles taking turns: max^n.
     let (code, out, err) = symgame(&["solve", "tests/games/three_roles.kif"]);
     assert_eq!(code, 0, "{err}");

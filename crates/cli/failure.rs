@@ -195,6 +195,7 @@ impl Classify for SolveError {
         match self {
             SolveError::Symbolic(e) => e.kind(),
             SolveError::Io(e) => e.kind(),
+            SolveError::StageGame(_) => Kind::Internal,
             // Games outside the solver: no legal move, simultaneous moves in the layered solver.
             _ => Kind::Input,
         }
@@ -250,6 +251,7 @@ impl Classify for symgame_verify::Error {
             E::Solve(e) => e.kind(),
             E::Bdd(e) => e.kind(),
             E::Explicit(e) => e.kind(),
+            E::Matrix(_) => Kind::Internal,
             E::Sample(e) => e.kind().kind(),
             E::Stopped(why) => why.kind(),
             E::Solution { .. } => Kind::Input,

@@ -37,7 +37,19 @@ pub struct Args {
 #[derive(Serialize)]
 struct RoleReward {
     role: String,
+    /// The reward (for mixed values: the role's pure security level).
     reward: u8,
+    /// Mixed values: the role's value in mixed strategies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mixed: Option<f64>,
+}
+
+/// One role's optimal mixed strategy in a simultaneous state.
+#[derive(Serialize)]
+struct RoleStrategy {
+    role: String,
+    /// (move, probability) over the role's legal moves.
+    moves: Vec<(String, f64)>,
 }
 
 #[derive(Serialize)]
@@ -66,6 +78,9 @@ struct Report {
     to_move: Option<String>,
     optimal: Vec<String>,
     moves: Vec<MoveReport>,
+    /// Mixed values, where both roles choose: each role's optimal mixed strategy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    strategies: Option<Vec<RoleStrategy>>,
 }
 
 pub fn run(a: Args) -> Result<(), Failure> {
@@ -102,7 +117,8 @@ fn report(a: &Args, db: &GameDatabase, ans: &Answer) -> Report {
         .successors
         .iter()
         .map(|s| MoveReport {
-            text: db.move_text(&s.joint, ans.mover),
+            // Where every role chooses, the joint move names each role's move.
+            text: db.move_text(&s.joint, ans.mover.filter(|_| ans.strategies.is_none())),
             joint: s
                 .joint
                 .iter()
@@ -124,9 +140,11 @@ fn report(a: &Args, db: &GameDatabase, ans: &Answer) -> Report {
             .roles
             .iter()
             .zip(&v.rewards)
-            .map(|(r, &reward)| RoleReward {
+            .enumerate()
+            .map(|(i, (r, &reward))| RoleReward {
                 role: r.name.to_string(),
                 reward,
+                mixed: v.mixed.as_ref().and_then(|m| m.get(i).copied()),
             })
             .collect(),
         distance: v.distance,
@@ -138,6 +156,19 @@ fn report(a: &Args, db: &GameDatabase, ans: &Answer) -> Report {
             .map(|m| m.text.clone())
             .collect(),
         moves,
+        strategies: ans.strategies.as_ref().map(|per_role| {
+            per_role
+                .iter()
+                .enumerate()
+                .map(|(p, moves)| RoleStrategy {
+                    role: g.roles[p].name.to_string(),
+                    moves: moves
+                        .iter()
+                        .map(|&(m, prob)| (g.roles[p].moves[m].to_string(), prob))
+                        .collect(),
+                })
+                .collect()
+        }),
     }
 }
 
@@ -172,7 +203,20 @@ fn print_text(db: &GameDatabase, r: &Report) {
         .iter()
         .map(|x| format!("{} {}", x.role, x.reward))
         .collect();
+    let mixed: Vec<String> = r
+        .rewards
+        .iter()
+        .filter_map(|x| Some(format!("{} {:.2}", x.role, x.mixed?)))
+        .collect();
+    if !mixed.is_empty() {
+        println!(
+            "value     {} in mixed strategies (pure security levels: {})",
+            mixed.join(", "),
+            rewards.join(", ")
+        );
+    }
     match r.distance {
+        _ if !mixed.is_empty() => {}
         Some(d) => println!(
             "value     {} in {d} moves under optimal play",
             rewards.join(", ")
@@ -183,16 +227,34 @@ fn print_text(db: &GameDatabase, r: &Report) {
         println!("status    terminal");
         return;
     }
-    match &r.to_move {
-        Some(p) => println!("status    {p} to move"),
-        None => println!("status    a forced move"),
+    match (&r.strategies, &r.to_move) {
+        (Some(per_role), _) => {
+            println!("status    simultaneous: every role chooses");
+            for s in per_role {
+                let moves: Vec<String> =
+                    s.moves.iter().map(|(m, p)| format!("{m} {p:.3}")).collect();
+                println!("strategy  {}: {}", s.role, moves.join(", "));
+            }
+        }
+        (None, Some(p)) => println!("status    {p} to move"),
+        (None, None) => println!("status    a forced move"),
     }
-    println!("optimal   {}", r.optimal.join(", "));
+    if r.strategies.is_none() {
+        println!("optimal   {}", r.optimal.join(", "));
+    }
     for mv in &r.moves {
         let value = match &mv.value {
-            Some(v) => match v.distance {
-                Some(d) => format!("{} in {d}", rewards_text(&v.rewards)),
-                None => rewards_text(&v.rewards),
+            Some(v) => match (&v.mixed, v.distance) {
+                (Some(m), _) => format!(
+                    "{} [{}]",
+                    m.iter()
+                        .map(|x| format!("{x:.2}"))
+                        .collect::<Vec<_>>()
+                        .join("/"),
+                    rewards_text(&v.rewards)
+                ),
+                (None, Some(d)) => format!("{} in {d}", rewards_text(&v.rewards)),
+                (None, None) => rewards_text(&v.rewards),
             },
             None => "not in the database".to_string(),
         };

@@ -57,6 +57,26 @@ fn label(o: &[u8]) -> String {
         .join("/")
 }
 
+/// Outcome `i` of `st`: its rewards, and for mixed values role 0's mixed value first
+/// (`66.67 [50/0]`: mixed value 66.67, pure security levels 50 and 0).
+fn outcome_label(st: &SolveStats, i: usize) -> String {
+    match st.mixed.get(i).and_then(|m| m.first()) {
+        Some(v) => format!("{v:.2} [{}]", label(&st.outcomes[i])),
+        None => label(&st.outcomes[i]),
+    }
+}
+
+/// What the mixed values of outcome `i` mean, their pure bounds and the stage games solved.
+fn mixed_verdict(st: &SolveStats, i: usize) -> String {
+    format!(
+        "values in mixed strategies; pure security levels {}; {} stage games solved by LP, {} \
+         classes",
+        label(&st.outcomes[i]),
+        st.stage_games,
+        st.outcomes.len()
+    )
+}
+
 pub fn run(a: Args) -> Result<(), Failure> {
     let started = Instant::now();
     if let Some(dir) = &a.out {
@@ -147,7 +167,7 @@ fn print_frequent_outcomes(st: &SolveStats) {
     let shown: Vec<String> = by_count
         .iter()
         .take(MAX_OUTCOME_COLUMNS)
-        .map(|(i, n)| format!("{} ({n})", label(&st.outcomes[*i])))
+        .map(|(i, n)| format!("{} ({n})", outcome_label(st, *i)))
         .collect();
     println!(
         "{} distinct outcomes; the most frequent (states): {}",
@@ -166,12 +186,20 @@ fn print_text(a: &Args, st: &SolveStats) {
     match st.initial {
         Some(i) => {
             let o = &st.outcomes[i];
-            let rewards: Vec<String> = st
-                .roles
-                .iter()
-                .zip(o)
-                .map(|(r, v)| format!("{r} {v}"))
-                .collect();
+            let rewards: Vec<String> = match st.mixed.get(i) {
+                Some(m) => st
+                    .roles
+                    .iter()
+                    .zip(m)
+                    .map(|(r, v)| format!("{r} {v:.2}"))
+                    .collect(),
+                None => st
+                    .roles
+                    .iter()
+                    .zip(o)
+                    .map(|(r, v)| format!("{r} {v}"))
+                    .collect(),
+            };
             let verdict = match st.kind {
                 GameKind::SinglePlayer => match st.initial_distance {
                     Some(d) => format!("best reward in {d} moves"),
@@ -179,6 +207,7 @@ fn print_text(a: &Args, st: &SolveStats) {
                 },
                 GameKind::GeneralSum => "general-sum rewards".to_string(),
                 GameKind::MaxN => "max^n outcome".to_string(),
+                GameKind::MixedValues => mixed_verdict(st, i),
                 GameKind::SecurityLevels => {
                     "security levels: what each role can guarantee in pure strategies".to_string()
                 }
@@ -199,8 +228,8 @@ fn print_text(a: &Args, st: &SolveStats) {
         0
     };
     let mut header = format!("{:>5} {:>16} {:>14}", "layer", "states", "terminal");
-    for o in &st.outcomes[..columns] {
-        header.push_str(&format!(" {:>14}", label(o)));
+    for i in 0..columns {
+        header.push_str(&format!(" {:>14}", outcome_label(st, i)));
     }
     if two {
         header.push_str(&format!(" {:>14} {:>14} {:>14}", "won", "drawn", "lost"));

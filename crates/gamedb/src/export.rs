@@ -391,6 +391,17 @@ fn solution_metadata(
         layers,
         values: match stats.kind {
             GameKind::SinglePlayer => "the best reward reachable".to_string(),
+            GameKind::MaxN => "the max^n outcome: the role to move picks the successor by its \
+                               own reward, ties against the others' sum"
+                .to_string(),
+            GameKind::SecurityLevels => "each role's security level: the largest reward it can \
+                                         guarantee in pure strategies, choosing without seeing \
+                                         the moves of the same step"
+                .to_string(),
+            GameKind::MixedValues => "each role's pure security level; `mixed` holds the value \
+                                      in mixed strategies (each simultaneous step a matrix \
+                                      game)"
+                .to_string(),
             _ => "the rewards of every role under optimal play (the role to move maximises its \
                   reward minus the other's, ties by its own reward; minimax for zero-sum games)"
                 .to_string(),
@@ -400,6 +411,9 @@ fn solution_metadata(
         unsolved: stats.unsolved.to_string(),
         groups: group_layouts(game, enc),
         encoding: enc.clone(),
+        // Indexed like the outcome dictionary, which keeps the solver's outcome order for
+        // every kind but single-player.
+        mixed: stats.mixed.clone(),
     }
 }
 

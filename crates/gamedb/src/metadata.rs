@@ -10,8 +10,13 @@ use crate::error::{Error, ErrorKind, Result};
 /// The value of [`Metadata::format`].
 pub const FORMAT: &str = "symgame-game-database";
 
-/// The metadata version this crate writes and reads.
-pub const METADATA_VERSION: u32 = 2;
+/// The metadata version this crate writes. Version 3 added [`Metadata::mixed`] (games with
+/// simultaneous moves solved in mixed strategies); version 2 files, which cannot hold such
+/// games, are still read.
+pub const METADATA_VERSION: u32 = 3;
+
+/// The oldest metadata version this crate reads.
+pub const OLDEST_METADATA_VERSION: u32 = 2;
 
 /// What the layers of a database are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,6 +61,11 @@ pub struct Metadata {
     pub groups: Vec<GroupLayout>,
     /// The variable layout, as the symbolic crate serialises it.
     pub encoding: Encoding,
+    /// [`GameKind::MixedValues`]: per value of the database's outcome list (indexed like it),
+    /// each role's value in mixed strategies; the outcome's rewards are then the roles' pure
+    /// security levels. Empty for other kinds (and in version 2 files).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mixed: Vec<Vec<f64>>,
 }
 
 impl Metadata {
@@ -72,12 +82,13 @@ impl Metadata {
                 format!("the metadata is not that of a symgame game database: {e}"),
             )
         })?;
-        if m.format != FORMAT || m.version != METADATA_VERSION {
+        if m.format != FORMAT || !(OLDEST_METADATA_VERSION..=METADATA_VERSION).contains(&m.version)
+        {
             return Err(Error::new(
                 ErrorKind::Metadata,
                 format!(
-                    "metadata format {:?} version {}, but this program reads {FORMAT:?} version \
-                     {METADATA_VERSION}",
+                    "metadata format {:?} version {}, but this program reads {FORMAT:?} versions \
+                     {OLDEST_METADATA_VERSION} to {METADATA_VERSION}",
                     m.format, m.version
                 ),
             ));

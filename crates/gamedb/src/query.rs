@@ -14,7 +14,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::{fingerprint, Metadata};
 
 /// The value of one state, as a database stores it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Value {
     /// The number of the state's layer (its BFS depth in a layered database, else 0).
     pub layer: u32,
@@ -26,10 +26,14 @@ pub struct Value {
     pub rewards: Vec<u8>,
     /// Single-player games: moves to the nearest terminal state with that reward.
     pub distance: Option<u32>,
+    /// Mixed values: every role's value in mixed strategies (`rewards` are then the pure
+    /// security levels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mixed: Option<Vec<f64>>,
 }
 
 /// A joint move from a queried state and what it leads to.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Successor {
     /// One move per role (indexes into each role's moves).
     pub joint: Vec<MoveId>,
@@ -44,7 +48,7 @@ pub struct Successor {
 }
 
 /// Everything a query answers about one state.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Answer {
     /// The state.
     pub state: State,
@@ -57,7 +61,14 @@ pub struct Answer {
     pub mover: Option<usize>,
     /// Every joint move, in the reasoner's order, with its successor's value.
     pub successors: Vec<Successor>,
+    /// Mixed values, where both roles choose: an optimal mixed strategy of each role, as
+    /// (move, probability) pairs over its legal moves (the stage game's LP, solved on the
+    /// successors' values read from the database).
+    pub strategies: Option<Strategies>,
 }
+
+/// Per role, (move, probability) pairs over its legal moves: an optimal mixed strategy.
+pub type Strategies = Vec<Vec<(MoveId, f64)>>;
 
 impl Answer {
     /// The optimal joint moves.
@@ -188,7 +199,8 @@ impl GameDatabase {
     pub fn lookup(&self, state: &State) -> Option<Value> {
         // A state that breaks a proven group of exclusive fluents is not reachable.
         let a = self.encoding.assignment(state.fluents())?;
-        self.db.lookup(&a).map(value_of)
+        let mixed = &self.metadata.mixed;
+        self.db.lookup(&a).map(|hit| value_of(hit, mixed))
     }
 
     /// The value of `state`.
@@ -237,13 +249,58 @@ impl GameDatabase {
                 .collect();
             (mover, successors)
         };
+        let strategies = match (&value.mixed, terminal) {
+            (Some(_), false) => self.mixed_strategies(state, &successors)?,
+            _ => None,
+        };
         Ok(Answer {
             state: state.clone(),
             value,
             terminal,
             mover,
             successors,
+            strategies,
         })
+    }
+
+    /// Both roles' optimal mixed strategies in the stage game of `state`, from its
+    /// successors' mixed values; `None` where at most one role has a choice.
+    fn mixed_strategies(
+        &self,
+        state: &State,
+        successors: &[Successor],
+    ) -> Result<Option<Strategies>> {
+        let r = &self.reasoner;
+        let rows = r.legal_moves(state, 0);
+        let columns = r.legal_moves(state, 1);
+        if rows.len() < 2 || columns.len() < 2 {
+            return Ok(None);
+        }
+        let mut payoff = vec![vec![f64::NAN; columns.len()]; rows.len()];
+        for s in successors {
+            let i = rows.iter().position(|&m| m == s.joint[0]);
+            let j = columns.iter().position(|&m| m == s.joint[1]);
+            let v = s
+                .value
+                .as_ref()
+                .and_then(|v| v.mixed.as_ref()?.first().copied());
+            if let (Some(i), Some(j), Some(v)) = (i, j, v) {
+                payoff[i][j] = v;
+            }
+        }
+        if payoff.iter().flatten().any(|x| x.is_nan()) {
+            return Err(Error::new(
+                ErrorKind::NotInDatabase,
+                "a successor of a simultaneous state has no mixed value in the database"
+                    .to_string(),
+            ));
+        }
+        let s = symgame_prove::solve_matrix_game(&payoff)
+            .map_err(|e| Error::new(ErrorKind::Solve, e.to_string()))?;
+        Ok(Some(vec![
+            rows.iter().copied().zip(s.row).collect(),
+            columns.iter().copied().zip(s.column).collect(),
+        ]))
     }
 
     /// The state of rank `rank`: within the layer numbered `layer`, or over the whole file
@@ -323,8 +380,9 @@ impl GameDatabase {
     }
 }
 
-fn value_of(hit: Hit<'_>) -> Value {
+fn value_of(hit: Hit<'_>, mixed: &[Vec<f64>]) -> Value {
     Value {
+        mixed: mixed.get(hit.outcome_index as usize).cloned(),
         layer: hit.layer_number,
         rank: hit.rank,
         global_rank: hit.global_rank,
@@ -335,6 +393,9 @@ fn value_of(hit: Hit<'_>) -> Value {
 
 /// Whether moving from a state of value `from` to one of value `to` is optimal.
 fn keeps_value(from: &Value, to: &Value) -> bool {
+    if let (Some(a), Some(b)) = (&from.mixed, &to.mixed) {
+        return a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6);
+    }
     from.rewards == to.rewards
         && match (from.distance, to.distance) {
             (Some(d), Some(e)) => d == e + 1,

@@ -14,6 +14,7 @@ use std::hash::Hash;
 
 use symgame_limits::{Guard, Limits, StopReason};
 
+use crate::matrix::{solve_matrix_game, MatrixError};
 use crate::model::{GameModel, Unsupported};
 use crate::preference::preference;
 
@@ -133,6 +134,7 @@ fn unlimited<M: GameModel>(
         Ok(_) => Ok(induction.into_values()),
         Err(InductionError::Unsupported(u)) => Err(u),
         Err(InductionError::Stopped(why)) => unreachable!("no limit was set, yet {why}"),
+        Err(InductionError::Matrix(e)) => unreachable!("only the mixed rule solves LPs: {e}"),
     }
 }
 
@@ -144,6 +146,8 @@ pub enum InductionError {
     Unsupported(Unsupported),
     /// A limit of the guard stopped the search; what was valued before is kept.
     Stopped(StopReason),
+    /// The LP of a simultaneous step failed ([`InductionRule::Mixed`]).
+    Matrix(MatrixError),
 }
 
 impl fmt::Display for InductionError {
@@ -151,6 +155,7 @@ impl fmt::Display for InductionError {
         match self {
             InductionError::Unsupported(u) => u.fmt(f),
             InductionError::Stopped(why) => write!(f, "backward induction stopped: {why}"),
+            InductionError::Matrix(e) => e.fmt(f),
         }
     }
 }
@@ -170,6 +175,11 @@ pub enum InductionRule {
     Security,
     /// The choice of the role in control by [`preference`] (turn-taking games only).
     MaxN,
+    /// Two roles: the security levels as [`InductionRule::Security`], and beside them the
+    /// value of role 0 in mixed strategies ([`Induction::mixed`]), each simultaneous step a
+    /// matrix game solved by [`solve_matrix_game`] (role 0 maximises its reward, role 1
+    /// minimises it: the constant-sum reading).
+    Mixed,
 }
 
 /// Where a state stands in the depth-first search.
@@ -247,6 +257,8 @@ pub struct Induction<'m, M: GameModel> {
     moves: Vec<Vec<M::Move>>,
     /// Per-role, per-move minima while a security level is computed.
     minima: Vec<Vec<u8>>,
+    /// Under [`InductionRule::Mixed`]: role 0's mixed value per id.
+    mixed: Vec<f64>,
 }
 
 impl<'m, M: GameModel> Induction<'m, M> {
@@ -263,6 +275,7 @@ impl<'m, M: GameModel> Induction<'m, M> {
             values: Vec::new(),
             moves: (0..roles).map(|_| Vec::new()).collect(),
             minima: (0..roles).map(|_| Vec::new()).collect(),
+            mixed: Vec::new(),
         }
     }
 
@@ -276,6 +289,9 @@ impl<'m, M: GameModel> Induction<'m, M> {
         self.states.push(state);
         self.marks.push(Mark::New);
         self.values.resize(self.values.len() + self.roles, 0);
+        if self.rule == InductionRule::Mixed {
+            self.mixed.push(0.0);
+        }
         id
     }
 
@@ -286,6 +302,9 @@ impl<'m, M: GameModel> Induction<'m, M> {
         if model.is_terminal(&state) {
             for role in 0..self.roles {
                 self.values[id * self.roles + role] = model.goal(&state, role);
+            }
+            if self.rule == InductionRule::Mixed {
+                self.mixed[id] = f64::from(model.goal(&state, 0));
             }
             self.marks[id] = Mark::Done;
             return Ok(None);
@@ -335,11 +354,23 @@ impl<'m, M: GameModel> Induction<'m, M> {
     }
 
     /// Values the expanded state of `frame`, whose successors are all valued.
-    fn combine(&mut self, frame: &Frame) {
+    fn combine(&mut self, frame: &Frame) -> Result<(), InductionError> {
         let roles = self.roles;
         let at = frame.id * roles;
+        if self.rule == InductionRule::Mixed {
+            // The children are listed with role 1's move changing fastest: row-major.
+            let columns = frame.counts[1];
+            let payoff: Vec<Vec<f64>> = frame
+                .children
+                .chunks(columns)
+                .map(|row| row.iter().map(|&c| self.mixed[c]).collect())
+                .collect();
+            self.mixed[frame.id] = solve_matrix_game(&payoff)
+                .map_err(InductionError::Matrix)?
+                .value;
+        }
         match self.rule {
-            InductionRule::Security => {
+            InductionRule::Security | InductionRule::Mixed => {
                 for (minima, &count) in self.minima.iter_mut().zip(&frame.counts) {
                     minima.clear();
                     minima.resize(count, u8::MAX);
@@ -373,6 +404,7 @@ impl<'m, M: GameModel> Induction<'m, M> {
                 }
             }
         }
+        Ok(())
     }
 
     /// The rewards of `root` (one per role), valuing every state reachable from it that is
@@ -380,6 +412,10 @@ impl<'m, M: GameModel> Induction<'m, M> {
     /// `max_states` for the states held) ends the call with [`InductionError::Stopped`]; the
     /// states valued so far stay valued for later calls.
     pub fn value(&mut self, root: &M::State, guard: &Guard<'_>) -> Result<&[u8], InductionError> {
+        if self.rule == InductionRule::Mixed && self.roles != 2 {
+            let count = self.roles;
+            return Err(Unsupported::Roles { count }.into());
+        }
         let root = self.intern(root.clone());
         let mut stack: Vec<Frame> = Vec::new();
         let result = self.descend(root, &mut stack, guard);
@@ -399,6 +435,16 @@ impl<'m, M: GameModel> Induction<'m, M> {
         let &id = self.index.get(state)?;
         match self.marks[id] {
             Mark::Done => Some(&self.values[id * self.roles..(id + 1) * self.roles]),
+            _ => None,
+        }
+    }
+
+    /// Role 0's value in mixed strategies in the valued state `state`, under
+    /// [`InductionRule::Mixed`].
+    pub fn mixed(&self, state: &M::State) -> Option<f64> {
+        let &id = self.index.get(state)?;
+        match self.marks[id] {
+            Mark::Done => self.mixed.get(id).copied(),
             _ => None,
         }
     }
@@ -470,7 +516,10 @@ impl<'m, M: GameModel> Induction<'m, M> {
                     }
                 }
             } else if let Some(frame) = stack.pop() {
-                self.combine(&frame);
+                if let Err(e) = self.combine(&frame) {
+                    stack.push(frame);
+                    return Err(e);
+                }
                 self.marks[frame.id] = Mark::Done;
             }
         }

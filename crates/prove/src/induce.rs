@@ -68,6 +68,7 @@ pub(crate) fn prove_backward<M: GameModel, Q: Question<M>>(
         Ok(_) => Outcome::Disproved,
         Err(InductionError::Stopped(why)) => Outcome::Stopped(why),
         Err(InductionError::Unsupported(u)) => return Err(u),
+        Err(InductionError::Matrix(e)) => unreachable!("only the mixed rule solves LPs: {e}"),
     };
     Ok(SearchResult {
         outcome,
@@ -90,6 +91,7 @@ pub(crate) fn value_backward<M: GameModel>(
         Ok(v) => Ok(v[role]),
         Err(InductionError::Stopped(reason)) => Err(reason),
         Err(InductionError::Unsupported(u)) => return Err(u),
+        Err(InductionError::Matrix(e)) => unreachable!("only the mixed rule solves LPs: {e}"),
     };
     Ok((value, stats(induction.valued(), started)))
 }

@@ -44,6 +44,7 @@ mod backward;
 mod dfpn;
 pub mod games;
 mod induce;
+mod matrix;
 mod model;
 mod pn;
 mod preference;
@@ -57,6 +58,7 @@ pub use backward::{
     maxn_values, security_levels, Induction, InductionError, InductionRule, StateValues,
 };
 pub use dfpn::dfpn;
+pub use matrix::{round_value, solve_matrix_game, MatrixError, MixedSolution, VALUE_SCALE};
 pub use model::{GameModel, Unsupported};
 pub use preference::preference;
 pub use question::{AtLeast, Beats, Predicate, Question};

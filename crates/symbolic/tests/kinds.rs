@@ -9,7 +9,8 @@ use num_bigint::BigUint;
 use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
 use symgame_explicit::Reasoner;
 use symgame_ground::GroundGame;
-use symgame_prove::{maxn_values, security_levels, StateValues};
+use symgame_limits::{Guard, Limits};
+use symgame_prove::{maxn_values, security_levels, Induction, InductionRule, StateValues};
 use symgame_symbolic::{
     solve, Encoding, GameKind, SolveOptions, Solved, SymbolicGame, SymbolicOptions, ValueRule,
 };
@@ -178,34 +179,84 @@ fn many_role_games_match_explicit_induction_under_max_n_and_security() {
     }
 }
 
-#[test]
-fn simultaneous_games_get_their_security_levels() {
-    // penalty_kick: the kicker guarantees 50 in pure strategies, the keeper nothing
-    // (gdl/penalty_kick.expect); matching pennies: 0 each.
-    for (name, initial) in [("penalty_kick", vec![50, 0])] {
-        let game = load_game(name);
-        let r = Reasoner::new(&game);
-        let root = r.initial_state();
-        let security = security_levels(&r, &root).unwrap();
-        assert_eq!(security.get(&root), Some(initial.as_slice()), "{name}");
-        // Auto picks security levels for a game with simultaneous moves.
-        check_every_state(
-            name,
-            &game,
-            ValueRule::Auto,
-            GameKind::SecurityLevels,
-            &security,
+/// Every state's mixed value (role 0) and pure security levels against the explicit induction
+/// with the same LP; returns role 0's mixed value in the initial state.
+fn check_mixed_values(name: &str, game: &GroundGame) -> f64 {
+    let r = Reasoner::new(game);
+    let root = r.initial_state();
+    let mut explicit = Induction::new(&r, InductionRule::Mixed);
+    explicit
+        .value(&root, &Guard::new(&Limits::default()))
+        .unwrap();
+    let e = engine(game);
+    let g = compile(&e, game);
+    let solved = solve(&g, &options(ValueRule::Auto), |_| {}).unwrap();
+    let st = &solved.stats;
+    assert_eq!(st.kind, GameKind::MixedValues, "{name}");
+    assert_eq!(st.unsolved, BigUint::default(), "{name}");
+    assert_eq!(st.mixed.len(), st.outcomes.len(), "{name}");
+    let states = ExplicitGraph::new(&r).states;
+    assert_eq!(st.states, BigUint::from(states.len()), "{name}");
+    for s in &states {
+        let fluents: Vec<usize> = s.fluents().collect();
+        let (o, _) = solved.value_of(&g, &fluents).unwrap().unwrap();
+        assert_eq!(
+            Some(st.outcomes[o].as_slice()),
+            explicit.get(s),
+            "{name}: {fluents:?}"
+        );
+        let want = explicit.mixed(s).unwrap();
+        let got = &st.mixed[o];
+        assert!(
+            (got[0] - want).abs() < 1e-6,
+            "{name}: {fluents:?}: {got:?} vs {want}"
+        );
+        assert!(
+            (got[0] + got[1] - 100.0).abs() < 1e-6,
+            "{name}: constant sum 100: {got:?}"
         );
     }
+    let (o, _) = solved
+        .value_of(&g, &root.fluents().collect::<Vec<_>>())
+        .unwrap()
+        .unwrap();
+    st.mixed[o][0]
+}
+
+#[test]
+fn simultaneous_games_get_mixed_values_and_security_levels() {
+    // penalty_kick: the kicker guarantees 50 in pure strategies, the keeper nothing, and the
+    // kicker's mixed value is 200/3 (gdl/penalty_kick.expect, by an independent computation).
+    let game = load_game("penalty_kick");
+    let ex = Expect::of("penalty_kick");
+    let kicker = check_mixed_values("penalty_kick", &game);
+    assert!((kicker - 200.0 / 3.0).abs() < 1e-6, "{kicker}");
+    let want = ex
+        .all("mixed_value")
+        .find_map(|l| l.strip_prefix("kicker "))
+        .unwrap();
+    assert_eq!(format!("{kicker:.2}"), want);
+    let r = Reasoner::new(&game);
+    let security = security_levels(&r, &r.initial_state()).unwrap();
+    assert_eq!(security.get(&r.initial_state()), Some(&[50, 0][..]));
+    check_every_state(
+        "penalty_kick",
+        &game,
+        ValueRule::Security,
+        GameKind::SecurityLevels,
+        &security,
+    );
+    // Matching pennies: 50 in mixed strategies, 0 each in pure ones.
     let pennies =
         symgame_testkit::load(&symgame_testkit::root().join("tests/games/matching_pennies.kif"));
+    assert!((check_mixed_values("matching_pennies", &pennies) - 50.0).abs() < 1e-9);
     let r = Reasoner::new(&pennies);
     let security = security_levels(&r, &r.initial_state()).unwrap();
     assert_eq!(security.get(&r.initial_state()), Some(&[0, 0][..]));
     check_every_state(
         "matching_pennies",
         &pennies,
-        ValueRule::Auto,
+        ValueRule::Security,
         GameKind::SecurityLevels,
         &security,
     );

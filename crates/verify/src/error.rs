@@ -29,6 +29,8 @@ pub enum Error {
     },
     /// The explicit solvers cannot search the game.
     Explicit(Unsupported),
+    /// The LP of a simultaneous stage game failed on the explicit side.
+    Matrix(symgame_prove::MatrixError),
     /// Ranking the reachable states for the sample failed.
     Sample(symgame_db::Error),
     /// A limit stopped the symbolic side before any state was checked.
@@ -49,6 +51,7 @@ impl fmt::Display for Error {
             Error::Bdd(e) => write!(f, "{e}"),
             Error::Solution { path, message } => write!(f, "{}: {message}", path.display()),
             Error::Explicit(e) => write!(f, "{e}"),
+            Error::Matrix(e) => write!(f, "{e}"),
             Error::Sample(e) => write!(f, "sampling the reachable states: {e}"),
             Error::Stopped(why) => write!(f, "symbolic solving stopped: {why}"),
             Error::NoValue { state } => {

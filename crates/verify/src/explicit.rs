@@ -85,6 +85,7 @@ pub(crate) fn check(
                             algo,
                             symbolic: expect,
                             explicit,
+                            mixed: None,
                         });
                     }
                 }
@@ -100,6 +101,31 @@ pub(crate) fn check(
     Ok(out)
 }
 
+/// Compares role 0's mixed value on both sides (role 1's is the constant sum minus it), to
+/// within the rounding of [`symgame_prove::VALUE_SCALE`] and the LP's float error.
+fn check_mixed(
+    game: &GroundGame,
+    fluents: &[usize],
+    expect: f64,
+    explicit: f64,
+    tally: &mut AlgoTally,
+    out: &mut Checked,
+) {
+    if (expect - explicit).abs() <= 1e-4 {
+        tally.agreed += 1;
+        return;
+    }
+    tally.disagreed += 1;
+    out.disagreements.push(Disagreement {
+        state: fluent_names(game, fluents),
+        role: game.roles[0].name.to_string(),
+        algo: Algo::Backward,
+        symbolic: expect.round().clamp(0.0, 255.0) as u8,
+        explicit: explicit.round().clamp(0.0, 255.0) as u8,
+        mixed: Some([expect, explicit]),
+    });
+}
+
 /// The backward-induction rule that checks a solution of kind `kind`, for the kinds the
 /// searches cannot check: max^n outcomes are no forced values, and security levels of
 /// simultaneous or many-role games are outside proof-number search and alpha-beta.
@@ -107,6 +133,7 @@ fn induction_rule(kind: GameKind) -> Option<InductionRule> {
     match kind {
         GameKind::MaxN => Some(InductionRule::MaxN),
         GameKind::SecurityLevels => Some(InductionRule::Security),
+        GameKind::MixedValues => Some(InductionRule::Mixed),
         _ => None,
     }
 }
@@ -139,7 +166,7 @@ fn check_by_induction(
     };
     let inner = Guard::new(&limits);
     let mut induction = Induction::new(reasoner, rule);
-    for (fluents, want) in &side.expected {
+    for (k, (fluents, want)) in side.expected.iter().enumerate() {
         if let Err(why) = guard.check() {
             out.stopped = Some(why);
             break;
@@ -166,6 +193,7 @@ fn check_by_induction(
                             algo: Algo::Backward,
                             symbolic: expect,
                             explicit,
+                            mixed: None,
                         });
                     }
                 }
@@ -178,6 +206,11 @@ fn check_by_induction(
                 break;
             }
             Err(InductionError::Unsupported(u)) => return Err(Error::Explicit(u)),
+            Err(InductionError::Matrix(e)) => return Err(Error::Matrix(e)),
+        }
+        if let (Some(&Some(expect)), Some(explicit)) = (side.mixed.get(k), induction.mixed(&state))
+        {
+            check_mixed(game, fluents, expect, explicit, &mut tally, &mut out);
         }
         out.states += 1;
         progress(&Progress {
@@ -203,6 +236,7 @@ mod tests {
             kind,
             reachable: 152u32.into(),
             expected: vec![(initial, want)],
+            mixed: Vec::new(),
             mode: Mode::Sample,
             explicit_states: None,
             seconds: 0.0,

@@ -22,7 +22,7 @@ pub enum Mode {
 }
 
 /// A state where the two sides disagree.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Disagreement {
     /// The state's true fluents, as GDL terms.
     pub state: Vec<String>,
@@ -36,6 +36,11 @@ pub struct Disagreement {
     /// The explicit answer: the exact value, or the bound (after a limit) that excludes the
     /// symbolic value.
     pub explicit: u8,
+    /// Mixed values ([`GameKind::MixedValues`](symgame_symbolic::GameKind::MixedValues)):
+    /// the role's value in mixed strategies on each side, `[symbolic, explicit]`, when they
+    /// differ (`symbolic` and `explicit` above then hold them rounded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mixed: Option<[f64; 2]>,
 }
 
 /// The answers of one explicit algorithm.

@@ -22,6 +22,8 @@ pub(crate) struct SymbolicSide {
     pub reachable: BigUint,
     /// Per state to check (its true fluents): the value the explicit side should find, per role.
     pub expected: Vec<(Vec<usize>, Vec<u8>)>,
+    /// [`GameKind::MixedValues`]: role 0's mixed value per state of `expected` (else empty).
+    pub mixed: Vec<Option<f64>>,
     /// Every reachable state, or a sample.
     pub mode: Mode,
     /// In [`Mode::All`]: the number of states the explicit enumeration reached.
@@ -32,6 +34,9 @@ pub(crate) struct SymbolicSide {
 
 /// A value class: the rewards of every role, and the states.
 type Class<E> = (Vec<u8>, <E as BddEngine>::Bdd);
+
+/// A solution's kind, its value classes, and for mixed values role 0's value per class.
+type Classes<E> = (GameKind, Vec<Class<E>>, Vec<(f64, <E as BddEngine>::Bdd)>);
 
 /// One role's values: each value with the states where the role gets it.
 type RoleValues<E> = Vec<(u8, <E as BddEngine>::Bdd)>;
@@ -73,7 +78,7 @@ impl EngineJob<Result<SymbolicSide, Error>> for Job<'_> {
             time_limit: self.guard.time_left(),
             ..opts.limits.clone()
         };
-        let (kind, classes) = match &opts.solution {
+        let (kind, classes, mixed_classes) = match &opts.solution {
             Some(dir) => read_solution(&e, dir, &print, g.encoding().num_vars())?,
             None => solve_now(&g, &limits)?,
         };
@@ -94,17 +99,32 @@ impl EngineJob<Result<SymbolicSide, Error>> for Job<'_> {
                 None,
             )
         };
-        let expected = states
+        let expected: Vec<(Vec<usize>, Vec<u8>)> = states
             .into_iter()
             .map(|fl| {
                 let values = values_of(&e, &g, game, &per_role, &fl)?;
                 Ok((fl, values))
             })
             .collect::<Result<_, Error>>()?;
+        let mut mixed = Vec::new();
+        if !mixed_classes.is_empty() {
+            for (fl, _) in &expected {
+                let s = g.state(fl)?;
+                let mut value = None;
+                for (v, c) in &mixed_classes {
+                    if !e.is_false(&e.and(c, &s)?) {
+                        value = Some(*v);
+                        break;
+                    }
+                }
+                mixed.push(value);
+            }
+        }
         Ok(SymbolicSide {
             kind,
             reachable,
             expected,
+            mixed,
             mode,
             explicit_states,
             seconds: started.elapsed().as_secs_f64(),
@@ -119,10 +139,12 @@ fn read_solution<E: BddEngine>(
     dir: &Path,
     print: &str,
     num_vars: u32,
-) -> Result<(GameKind, Vec<Class<E>>), Error> {
+) -> Result<Classes<E>, Error> {
     let solution = symgame_symbolic::read_solution(dir, print, num_vars)?;
     let outcomes = &solution.manifest.stats.outcomes;
+    let mixed_values = &solution.manifest.stats.mixed;
     let mut classes = Vec::new();
+    let mut mixed = Vec::new();
     for (i, (_, file)) in solution.files().iter().enumerate() {
         let path = dir.join(file);
         for c in solution.read_layer(i)?.classes {
@@ -133,17 +155,17 @@ fn read_solution<E: BddEngine>(
                 },
                 x => Error::Bdd(x),
             })?;
+            if let Some(&v) = mixed_values.get(c.outcome as usize).and_then(|m| m.first()) {
+                mixed.push((v, states.clone()));
+            }
             classes.push((outcomes[c.outcome as usize].clone(), states));
         }
     }
-    Ok((solution.manifest.stats.kind, classes))
+    Ok((solution.manifest.stats.kind, classes, mixed))
 }
 
 /// The value classes of a fresh solve.
-fn solve_now<E: BddEngine>(
-    g: &SymbolicGame<'_, E>,
-    limits: &Limits,
-) -> Result<(GameKind, Vec<Class<E>>), Error> {
+fn solve_now<E: BddEngine>(g: &SymbolicGame<'_, E>, limits: &Limits) -> Result<Classes<E>, Error> {
     let opts = SolveOptions {
         keep_classes: true,
         limits: limits.clone(),
@@ -154,13 +176,16 @@ fn solve_now<E: BddEngine>(
         return Err(Error::Stopped(why));
     }
     let outcomes = &s.stats.outcomes;
-    let classes = s
-        .layers
-        .into_iter()
-        .flat_map(|l| l.classes)
-        .map(|c| (outcomes[c.outcome].clone(), c.states))
-        .collect();
-    Ok((s.stats.kind, classes))
+    let mixed_values = &s.stats.mixed;
+    let mut mixed = Vec::new();
+    let mut classes = Vec::new();
+    for c in s.layers.into_iter().flat_map(|l| l.classes) {
+        if let Some(&v) = mixed_values.get(c.outcome).and_then(|m| m.first()) {
+            mixed.push((v, c.states.clone()));
+        }
+        classes.push((outcomes[c.outcome].clone(), c.states));
+    }
+    Ok((s.stats.kind, classes, mixed))
 }
 
 /// Per role: (value, states) for the explicit question "what can the role force": the solved

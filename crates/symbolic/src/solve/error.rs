@@ -27,12 +27,18 @@ pub enum SolveError {
     },
     /// Reading or writing solution or layer files failed.
     Io(FileError),
+    /// A simultaneous stage game could not be solved (its LP failed, or its legal joint moves
+    /// are not all pairs of the roles' legal moves): a fault of the solver, not of the game.
+    StageGame(String),
 }
 
 impl std::fmt::Display for SolveError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SolveError::Symbolic(e) => write!(f, "{e}"),
+            SolveError::StageGame(why) => {
+                write!(f, "a simultaneous stage game could not be solved: {why}")
+            }
             SolveError::Simultaneous { .. } => write!(
                 f,
                 "simultaneous moves: two roles have a choice in a reachable state; the layered \

@@ -32,6 +32,7 @@ pub(crate) mod error;
 pub(crate) mod files;
 pub(crate) mod forward;
 pub(crate) mod layered;
+pub(crate) mod mixed;
 pub(crate) mod options;
 pub(crate) mod security;
 pub(crate) mod solution;
@@ -88,6 +89,8 @@ pub fn solve<E: BddEngine>(
         seconds: 0.0,
         peak_nodes: 0,
         stopped: None,
+        mixed: Vec::new(),
+        stage_games: 0,
     };
     let mut layers_out = Vec::new();
     let result = run(

@@ -154,6 +154,8 @@ fn check_kind(m: &Manifest) -> Result<(), String> {
         (1, _) => GameKind::SinglePlayer,
         // Security levels are not reward vectors of a play: any levels are possible.
         (_, GameKind::SecurityLevels) => GameKind::SecurityLevels,
+        // Mixed values: the outcomes are pure security levels, one per (levels, mixed value).
+        (2, GameKind::MixedValues) if s.mixed.len() == s.outcomes.len() => GameKind::MixedValues,
         (2, _) if is_constant_sum(&s.outcomes) => GameKind::ZeroSum,
         (2, _) => GameKind::GeneralSum,
         _ => GameKind::MaxN,

@@ -26,6 +26,10 @@ pub enum GameKind {
     /// without seeing the other roles' moves of the same step, whatever they play. Not a reward
     /// vector of one play: each role is assumed to face the worst the others can do to it.
     SecurityLevels,
+    /// Two roles, constant sum, simultaneous moves: the value in mixed strategies, each
+    /// simultaneous step a matrix game solved by LP. An outcome lists the roles' pure security
+    /// levels (bounds on the mixed value), and [`SolveStats::mixed`] role 0's mixed value.
+    MixedValues,
 }
 
 impl std::fmt::Display for GameKind {
@@ -36,6 +40,9 @@ impl std::fmt::Display for GameKind {
             GameKind::GeneralSum => "two-player general-sum",
             GameKind::MaxN => "turn-taking with three or more roles (max^n)",
             GameKind::SecurityLevels => "security levels (pure strategies)",
+            GameKind::MixedValues => {
+                "two-player constant-sum with simultaneous moves (mixed values)"
+            }
         })
     }
 }
@@ -121,4 +128,12 @@ pub struct SolveStats {
     pub peak_nodes: usize,
     /// `Some` if a limit stopped the run; the finished layers are kept.
     pub stopped: Option<StopReason>,
+    /// [`GameKind::MixedValues`]: per outcome (indexed like [`Self::outcomes`]), each role's
+    /// value in mixed strategies (role 1's is the constant sum minus role 0's); empty for other
+    /// kinds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mixed: Vec<Vec<f64>>,
+    /// [`GameKind::MixedValues`]: the distinct stage games (signatures) solved, one LP each.
+    #[serde(default)]
+    pub stage_games: u64,
 }

@@ -45,6 +45,16 @@ pub(crate) fn solve_whole<E: BddEngine>(
     let classes = if roles == 1 {
         stats.kind = GameKind::SinglePlayer;
         whole.single_player(&outcomes.list)?
+    } else if simultaneous
+        && rule == ValueRule::Auto
+        && roles == 2
+        && is_constant_sum(&outcomes.list)
+    {
+        stats.kind = GameKind::MixedValues;
+        let mut pairs = Outcomes::default();
+        let classes = whole.mixed_with_bounds(&outcomes.list, &mut pairs, stats)?;
+        outcomes = pairs;
+        classes
     } else if simultaneous || rule == ValueRule::Security {
         stats.kind = GameKind::SecurityLevels;
         let mut levels = Outcomes::default();

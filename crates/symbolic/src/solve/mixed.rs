@@ -1,0 +1,215 @@
+//! Mixed values of two-player constant-sum games with simultaneous moves
+//! ([`GameKind::MixedValues`](crate::GameKind::MixedValues)).
+//!
+//! Where both roles choose at once, a state is a matrix game over its successors' values: the
+//! value of role 0 (the maximiser; role 1 gets the constant sum minus it) is
+//! `max_x min_y x^T A y` over mixed strategies, an LP ([`symgame_prove::solve_matrix_game`],
+//! the same LP the explicit cross-check solves). Turn-taking states are the 1-row or 1-column
+//! case (max or min).
+//!
+//! Symbolically, backward in rounds: the *ready* states are the unvalued ones all of whose
+//! successors are valued (`unvalued \ pre(unvalued)`). They are split by the signature of their
+//! stage game: per joint move `j`, the value class of the `j`-successor, or "illegal", one
+//! pre-image per joint move and class. Every state of one signature has the same matrix, so a
+//! single LP values the whole group; groups of equal value join one class.
+
+use symgame_bdd::BddEngine;
+use symgame_prove::{solve_matrix_game, VALUE_SCALE};
+
+use crate::solve::error::{SolveError, SolveOrStop};
+use crate::solve::stats::SolveStats;
+use crate::solve::value::{Outcomes, ValueClass};
+use crate::solve::whole::WholeSet;
+
+/// Role 0's mixed value, its rounded key and the states that have it.
+pub(crate) struct MixedClass<B> {
+    pub(crate) value: f64,
+    key: i64,
+    pub(crate) states: B,
+}
+
+/// The classes of the mixed values and the number of stage games (signatures) solved.
+pub(crate) struct MixedValues<B> {
+    pub(crate) classes: Vec<MixedClass<B>>,
+    pub(crate) stage_games: u64,
+}
+
+fn key_of(v: f64) -> i64 {
+    (v * VALUE_SCALE).round() as i64
+}
+
+impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
+    /// Role 0's mixed value in every reachable state that reaches only terminal states (see
+    /// the module documentation); `outcomes` are the terminal outcomes.
+    pub(crate) fn mixed_values(
+        &mut self,
+        outcomes: &[Vec<u8>],
+    ) -> Result<MixedValues<E::Bdd>, SolveOrStop> {
+        let parts = self.joint_parts()?;
+        let e = self.ctx.e();
+        let mut moves = Vec::with_capacity(parts.len());
+        let mut legal = Vec::with_capacity(parts.len());
+        for p in &parts {
+            match p.joint_moves.as_slice() {
+                [j] => moves.push((j[0], j[1])),
+                _ => {
+                    return Err(SolveOrStop::Error(SolveError::StageGame(
+                        "mixed values need one partition per joint move".to_string(),
+                    )))
+                }
+            }
+            legal.push(p.pre_image_within(e, self.reached, Some(&self.nonterminal))?);
+        }
+        let mut out = MixedValues {
+            classes: Vec::new(),
+            stage_games: 0,
+        };
+        for (o, s) in &self.terminal {
+            let value = f64::from(outcomes[*o][0]);
+            add(e, &mut out.classes, value, s.clone())?;
+        }
+        let mut unvalued = self.nonterminal.clone();
+        loop {
+            self.ctx.guard.check()?;
+            let blocked = self.ctx.pre_in(&unvalued, &unvalued)?;
+            let ready = e.and_not(&unvalued, &blocked)?;
+            if e.is_false(&ready) {
+                break;
+            }
+            // Split the ready states by the class of each joint move's successor.
+            let mut groups: Vec<(Vec<Option<usize>>, E::Bdd)> = vec![(Vec::new(), ready.clone())];
+            for (k, p) in parts.iter().enumerate() {
+                let mut into = Vec::with_capacity(out.classes.len());
+                for c in &out.classes {
+                    self.ctx.guard.check()?;
+                    into.push(p.pre_image_within(e, &c.states, Some(&ready))?);
+                }
+                let mut next = Vec::with_capacity(groups.len());
+                for (sig, g) in groups {
+                    let illegal = e.and_not(&g, &legal[k])?;
+                    if !e.is_false(&illegal) {
+                        let mut s = sig.clone();
+                        s.push(None);
+                        next.push((s, illegal));
+                    }
+                    for (ci, pre) in into.iter().enumerate() {
+                        let here = e.and(&g, pre)?;
+                        if !e.is_false(&here) {
+                            let mut s = sig.clone();
+                            s.push(Some(ci));
+                            next.push((s, here));
+                        }
+                    }
+                }
+                groups = next;
+            }
+            let mut valued = Vec::with_capacity(groups.len());
+            for (sig, g) in groups {
+                let value = stage_value(&sig, &moves, &out.classes)?;
+                out.stage_games += 1;
+                valued.push((value, g));
+            }
+            for (value, g) in valued {
+                add(e, &mut out.classes, value, g)?;
+            }
+            unvalued = e.and_not(&unvalued, &ready)?;
+            self.ctx.track(&unvalued)?;
+        }
+        Ok(out)
+    }
+}
+
+/// Adds `states` to the class of `value`, or a new class.
+fn add<E: BddEngine>(
+    e: &E,
+    classes: &mut Vec<MixedClass<E::Bdd>>,
+    value: f64,
+    states: E::Bdd,
+) -> Result<(), SolveOrStop> {
+    let key = key_of(value);
+    match classes.iter_mut().find(|c| c.key == key) {
+        Some(c) => c.states = e.or(&c.states, &states)?,
+        None => classes.push(MixedClass { value, key, states }),
+    }
+    Ok(())
+}
+
+/// The value of the stage game whose joint move `k` (`moves[k]`) leads to class `sig[k]`.
+fn stage_value<B>(
+    sig: &[Option<usize>],
+    moves: &[(usize, usize)],
+    classes: &[MixedClass<B>],
+) -> Result<f64, SolveOrStop> {
+    let mut rows: Vec<usize> = Vec::new();
+    let mut columns: Vec<usize> = Vec::new();
+    for (k, c) in sig.iter().enumerate() {
+        if c.is_some() {
+            rows.push(moves[k].0);
+            columns.push(moves[k].1);
+        }
+    }
+    rows.sort_unstable();
+    rows.dedup();
+    columns.sort_unstable();
+    columns.dedup();
+    let mut payoff = vec![vec![f64::NAN; columns.len()]; rows.len()];
+    for (k, c) in sig.iter().enumerate() {
+        if let Some(ci) = c {
+            let (m0, m1) = moves[k];
+            let i = rows.binary_search(&m0).unwrap_or_default();
+            let j = columns.binary_search(&m1).unwrap_or_default();
+            payoff[i][j] = classes[*ci].value;
+        }
+    }
+    if payoff.iter().flatten().any(|x| x.is_nan()) {
+        return Err(SolveOrStop::Error(SolveError::StageGame(
+            "the legal joint moves of a state are not every pair of the roles' legal moves"
+                .to_string(),
+        )));
+    }
+    solve_matrix_game(&payoff)
+        .map(|s| s.value)
+        .map_err(|e| SolveOrStop::Error(SolveError::StageGame(e.to_string())))
+}
+
+impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
+    /// The classes of equal mixed value and equal pure security levels: each outcome added to
+    /// `pairs` lists the security levels, and `stats.mixed` gets role 0's mixed value of each
+    /// outcome (several outcomes may share the levels, with different mixed values).
+    pub(crate) fn mixed_with_bounds(
+        &mut self,
+        outcomes: &[Vec<u8>],
+        pairs: &mut Outcomes,
+        stats: &mut SolveStats,
+    ) -> Result<Vec<ValueClass<E>>, SolveOrStop> {
+        let mixed = self.mixed_values(outcomes)?;
+        let mut levels = Outcomes::default();
+        let security = self.security_levels(outcomes, &mut levels)?;
+        let e = self.ctx.e();
+        let total: f64 = outcomes
+            .first()
+            .map_or(0.0, |o| o.iter().map(|&v| f64::from(v)).sum());
+        stats.stage_games = mixed.stage_games;
+        stats.mixed.clear();
+        let mut classes = Vec::new();
+        for m in &mixed.classes {
+            for s in &security {
+                let both = e.and(&m.states, &s.states)?;
+                if e.is_false(&both) {
+                    continue;
+                }
+                // One outcome per (levels, mixed value): the levels repeat across values.
+                let outcome = pairs.list.len();
+                pairs.list.push(levels.list[s.outcome].clone());
+                stats.mixed.push(vec![m.value, total - m.value]);
+                self.ctx.track(&both)?;
+                classes.push(ValueClass {
+                    outcome,
+                    distance: None,
+                    states: both,
+                });
+            }
+        }
+        Ok(classes)
+    }
+}
