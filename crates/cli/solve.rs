@@ -176,6 +176,32 @@ fn print_frequent_outcomes(st: &SolveStats) {
     );
 }
 
+/// The pure equilibria of the one-shot stage games, labelled as exactly that.
+fn print_nash(st: &SolveStats, n: &symgame_symbolic::NashStats) {
+    println!(
+        "pure Nash equilibria of the one-shot stage games (states whose every joint move ends \
+         the game): {} such states, {} of them with a pure equilibrium ({} distinct stage games)",
+        n.one_shot_states, n.with_equilibrium, n.stage_games
+    );
+    match &n.initial {
+        Some(eq) if eq.is_empty() => {
+            println!("the initial state is a one-shot stage game without a pure equilibrium")
+        }
+        Some(eq) => {
+            let list: Vec<String> = eq.iter().map(|o| label(o)).collect();
+            println!(
+                "the initial state is a one-shot stage game; its pure equilibria give {} ({})",
+                list.join(", "),
+                st.roles.join("/")
+            )
+        }
+        None => println!(
+            "(no claim about the equilibria of earlier states: the stage games there depend on \
+             which equilibria follow)"
+        ),
+    }
+}
+
 fn print_text(a: &Args, st: &SolveStats) {
     let how = if st.layered {
         "solved layer by layer"
@@ -263,6 +289,9 @@ fn print_text(a: &Args, st: &SolveStats) {
         "forward search {:.3} s, total {:.3} s, peak BDD {} nodes ({} backend)",
         st.reach_seconds, st.seconds, st.peak_nodes, a.engine.backend
     );
+    if let Some(n) = &st.nash {
+        print_nash(st, n);
+    }
     if st.unsolved > num_bigint::BigUint::default() {
         println!(
             "{} reachable states have no value (they cannot reach a terminal state)",

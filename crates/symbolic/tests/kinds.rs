@@ -261,3 +261,82 @@ fn simultaneous_games_get_mixed_values_and_security_levels() {
         &security,
     );
 }
+
+/// A one-shot game of two roles choosing `c` (cooperate) or `d` (defect) at once, rewards by
+/// the `(pay ...)` table: the initial state is its only one-shot stage game.
+fn one_shot(pay: &str) -> GroundGame {
+    symgame_testkit::from_text(&format!(
+        "(role a) (role b) (init (round 0))
+         (<= (legal ?r c) (role ?r) (true (round 0)))
+         (<= (legal ?r d) (role ?r) (true (round 0)))
+         (<= (next (chose ?r ?m)) (does ?r ?m))
+         (<= (next (round 1)) (true (round 0)))
+         (<= terminal (true (round 1)))
+         {pay}
+         (<= (goal a ?x) (true (chose a ?m)) (true (chose b ?n)) (pay ?m ?n ?x ?y))
+         (<= (goal b ?y) (true (chose a ?m)) (true (chose b ?n)) (pay ?m ?n ?x ?y))"
+    ))
+}
+
+/// The pure equilibria of the initial state's stage game, by enumerating its joint moves over
+/// the explicit reasoner.
+fn explicit_equilibria(game: &GroundGame) -> Vec<Vec<u8>> {
+    use symgame_prove::GameModel;
+    let r = Reasoner::new(game);
+    let root = r.initial_state();
+    let (rows, columns) = (r.legal_moves(&root, 0), r.legal_moves(&root, 1));
+    let reward = |i: usize, j: usize| {
+        let next = GameModel::next_state(&r, &root, &[rows[i], columns[j]]);
+        vec![GameModel::goal(&r, &next, 0), GameModel::goal(&r, &next, 1)]
+    };
+    let mut out = Vec::new();
+    for i in 0..rows.len() {
+        for j in 0..columns.len() {
+            let here = reward(i, j);
+            let a_stays = (0..rows.len()).all(|i2| reward(i2, j)[0] <= here[0]);
+            let b_stays = (0..columns.len()).all(|j2| reward(i, j2)[1] <= here[1]);
+            if a_stays && b_stays {
+                out.push(here);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn one_shot_stage_games_report_their_pure_equilibria() {
+    // The prisoner's dilemma: mutual defection is the only equilibrium. A general-sum
+    // pennies: no pure equilibrium. A coordination game: two.
+    for (name, pay, want) in [
+        (
+            "dilemma",
+            "(pay c c 60 60) (pay c d 0 100) (pay d c 100 0) (pay d d 20 20)",
+            vec![vec![20, 20]],
+        ),
+        (
+            "pennies",
+            "(pay c c 100 10) (pay c d 0 90) (pay d c 0 90) (pay d d 100 10)",
+            vec![],
+        ),
+        (
+            "coordination",
+            "(pay c c 100 70) (pay c d 0 0) (pay d c 0 0) (pay d d 70 100)",
+            vec![vec![70, 100], vec![100, 70]],
+        ),
+    ] {
+        let game = one_shot(pay);
+        assert_eq!(explicit_equilibria(&game), want, "{name}: explicit");
+        let e = engine(&game);
+        let g = compile(&e, &game);
+        let solved = solve(&g, &options(ValueRule::Auto), |_| {}).unwrap();
+        assert_eq!(solved.stats.kind, GameKind::SecurityLevels, "{name}");
+        let nash = solved.stats.nash.clone().expect("equilibria are reported");
+        assert_eq!(nash.one_shot_states, BigUint::from(1u32), "{name}");
+        let with = u32::from(!want.is_empty());
+        assert_eq!(nash.with_equilibrium, BigUint::from(with), "{name}");
+        let mut got = nash.initial.expect("the initial state is one-shot");
+        got.sort();
+        assert_eq!(got, want, "{name}: symbolic");
+    }
+}

@@ -9,14 +9,15 @@
 //!
 //! Symbolically, backward in rounds: the *ready* states are the unvalued ones all of whose
 //! successors are valued (`unvalued \ pre(unvalued)`). They are split by the signature of their
-//! stage game: per joint move `j`, the value class of the `j`-successor, or "illegal", one
-//! pre-image per joint move and class. Every state of one signature has the same matrix, so a
+//! stage game: per joint move `j`, the value class of the `j`-successor, or "illegal", read
+//! through one pre-image per joint move and bit of the class index. Every state of one signature has the same matrix, so a
 //! single LP values the whole group; groups of equal value join one class.
 
 use symgame_bdd::BddEngine;
 use symgame_prove::{solve_matrix_game, VALUE_SCALE};
 
 use crate::solve::error::{SolveError, SolveOrStop};
+use crate::solve::stage::Signature;
 use crate::solve::stats::SolveStats;
 use crate::solve::value::{Outcomes, ValueClass};
 use crate::solve::whole::WholeSet;
@@ -45,21 +46,9 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
         &mut self,
         outcomes: &[Vec<u8>],
     ) -> Result<MixedValues<E::Bdd>, SolveOrStop> {
-        let parts = self.joint_parts()?;
+        let stage = self.stage_moves()?;
         let e = self.ctx.e();
-        let mut moves = Vec::with_capacity(parts.len());
-        let mut legal = Vec::with_capacity(parts.len());
-        for p in &parts {
-            match p.joint_moves.as_slice() {
-                [j] => moves.push((j[0], j[1])),
-                _ => {
-                    return Err(SolveOrStop::Error(SolveError::StageGame(
-                        "mixed values need one partition per joint move".to_string(),
-                    )))
-                }
-            }
-            legal.push(p.pre_image_within(e, self.reached, Some(&self.nonterminal))?);
-        }
+        let moves: Vec<(usize, usize)> = stage.moves.iter().map(|j| (j[0], j[1])).collect();
         let mut out = MixedValues {
             classes: Vec::new(),
             stage_games: 0,
@@ -77,32 +66,8 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
                 break;
             }
             // Split the ready states by the class of each joint move's successor.
-            let mut groups: Vec<(Vec<Option<usize>>, E::Bdd)> = vec![(Vec::new(), ready.clone())];
-            for (k, p) in parts.iter().enumerate() {
-                let mut into = Vec::with_capacity(out.classes.len());
-                for c in &out.classes {
-                    self.ctx.guard.check()?;
-                    into.push(p.pre_image_within(e, &c.states, Some(&ready))?);
-                }
-                let mut next = Vec::with_capacity(groups.len());
-                for (sig, g) in groups {
-                    let illegal = e.and_not(&g, &legal[k])?;
-                    if !e.is_false(&illegal) {
-                        let mut s = sig.clone();
-                        s.push(None);
-                        next.push((s, illegal));
-                    }
-                    for (ci, pre) in into.iter().enumerate() {
-                        let here = e.and(&g, pre)?;
-                        if !e.is_false(&here) {
-                            let mut s = sig.clone();
-                            s.push(Some(ci));
-                            next.push((s, here));
-                        }
-                    }
-                }
-                groups = next;
-            }
+            let sets: Vec<&E::Bdd> = out.classes.iter().map(|c| &c.states).collect();
+            let groups = self.signatures(&stage, &ready, &sets)?;
             let mut valued = Vec::with_capacity(groups.len());
             for (sig, g) in groups {
                 let value = stage_value(&sig, &moves, &out.classes)?;
@@ -136,7 +101,7 @@ fn add<E: BddEngine>(
 
 /// The value of the stage game whose joint move `k` (`moves[k]`) leads to class `sig[k]`.
 fn stage_value<B>(
-    sig: &[Option<usize>],
+    sig: &Signature,
     moves: &[(usize, usize)],
     classes: &[MixedClass<B>],
 ) -> Result<f64, SolveOrStop> {

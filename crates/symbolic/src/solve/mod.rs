@@ -33,10 +33,12 @@ pub(crate) mod files;
 pub(crate) mod forward;
 pub(crate) mod layered;
 pub(crate) mod mixed;
+pub(crate) mod nash;
 pub(crate) mod options;
 pub(crate) mod security;
 pub(crate) mod solution;
 pub(crate) mod spill;
+pub(crate) mod stage;
 pub(crate) mod stats;
 pub(crate) mod value;
 pub(crate) mod whole;
@@ -91,6 +93,7 @@ pub fn solve<E: BddEngine>(
         stopped: None,
         mixed: Vec::new(),
         stage_games: 0,
+        nash: None,
     };
     let mut layers_out = Vec::new();
     let result = run(

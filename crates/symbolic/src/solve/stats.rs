@@ -136,4 +136,8 @@ pub struct SolveStats {
     /// [`GameKind::MixedValues`]: the distinct stage games (signatures) solved, one LP each.
     #[serde(default)]
     pub stage_games: u64,
+    /// Security levels of a game with simultaneous moves that is not two-player constant-sum:
+    /// the pure Nash equilibria of its one-shot stage games.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nash: Option<crate::solve::nash::NashStats>,
 }

@@ -57,6 +57,9 @@ pub(crate) fn solve_whole<E: BddEngine>(
         classes
     } else if simultaneous || rule == ValueRule::Security {
         stats.kind = GameKind::SecurityLevels;
+        if simultaneous {
+            stats.nash = Some(whole.one_shot_equilibria(&outcomes.list)?);
+        }
         let mut levels = Outcomes::default();
         let classes = whole.security_levels(&outcomes.list, &mut levels)?;
         outcomes = levels;

@@ -1,0 +1,95 @@
+//! Pure-strategy Nash equilibria of the one-shot stage games of a simultaneous-move game: the
+//! reachable states whose every successor is terminal, where a joint move decides the rewards
+//! outright. A joint move is an equilibrium when no role can raise its own reward by changing
+//! only its own move. Nothing is claimed about earlier states (where equilibria of the whole
+//! game would need a rule to pick among the equilibria that follow); the report says so.
+
+use num_bigint::BigUint;
+use serde::{Deserialize, Serialize};
+use symgame_bdd::BddEngine;
+
+use crate::decimal;
+use crate::solve::error::SolveOrStop;
+use crate::solve::stage::Signature;
+use crate::solve::whole::WholeSet;
+
+/// The pure Nash equilibria of the one-shot stage games of a game with simultaneous moves.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NashStats {
+    /// Reachable non-terminal states whose every successor is terminal (decimal string).
+    #[serde(with = "decimal")]
+    pub one_shot_states: BigUint,
+    /// Of those, the states whose stage game has at least one pure equilibrium (decimal).
+    #[serde(with = "decimal")]
+    pub with_equilibrium: BigUint,
+    /// Distinct stage games examined (one per signature).
+    pub stage_games: u64,
+    /// When the initial state is itself a one-shot stage game: the rewards of each of its pure
+    /// equilibria (empty when it has none).
+    pub initial: Option<Vec<Vec<u8>>>,
+}
+
+impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
+    /// The pure equilibria of every one-shot stage game; `outcomes` are the terminal outcomes.
+    pub(crate) fn one_shot_equilibria(
+        &mut self,
+        outcomes: &[Vec<u8>],
+    ) -> Result<NashStats, SolveOrStop> {
+        let stage = self.stage_moves()?;
+        let e = self.ctx.e();
+        let g = self.ctx.g;
+        let deep = self.ctx.pre_in(&self.nonterminal, &self.nonterminal)?;
+        let one_shot = e.and_not(&self.nonterminal, &deep)?;
+        let terminal: Vec<E::Bdd> = self.terminal.iter().map(|(_, s)| s.clone()).collect();
+        let sets: Vec<&E::Bdd> = terminal.iter().collect();
+        let groups = self.signatures(&stage, &one_shot, &sets)?;
+        let mut out = NashStats {
+            one_shot_states: g.count(&one_shot),
+            stage_games: groups.len() as u64,
+            ..NashStats::default()
+        };
+        let rewards = |ci: usize| &outcomes[self.terminal[ci].0];
+        for (sig, states) in &groups {
+            let equilibria = equilibria(sig, &stage.moves, &rewards);
+            if !equilibria.is_empty() {
+                out.with_equilibrium += g.count(states);
+            }
+            if !e.is_false(&e.and(states, g.init())?) {
+                out.initial = Some(equilibria);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The rewards of every pure equilibrium of the stage game `sig` (joint moves `moves`).
+fn equilibria<'a>(
+    sig: &Signature,
+    moves: &[Vec<usize>],
+    rewards: &dyn Fn(usize) -> &'a Vec<u8>,
+) -> Vec<Vec<u8>> {
+    let legal: Vec<(usize, usize)> = sig
+        .iter()
+        .enumerate()
+        .filter_map(|(k, c)| Some((k, (*c)?)))
+        .collect();
+    let mut out = Vec::new();
+    for &(k, ci) in &legal {
+        let here = rewards(ci);
+        // A deviation of role r: a legal joint move equal to moves[k] but for r's move.
+        let stable = (0..here.len()).all(|r| {
+            legal.iter().all(|&(k2, c2)| {
+                let differs_only_in_r = moves[k2]
+                    .iter()
+                    .zip(&moves[k])
+                    .enumerate()
+                    .all(|(r2, (a, b))| r2 == r || a == b);
+                !differs_only_in_r || rewards(c2)[r] <= here[r]
+            })
+        });
+        if stable {
+            out.push(here.clone());
+        }
+    }
+    out
+}
