@@ -93,10 +93,9 @@ pub use solve::files::{
     write_stored, FileError, Manifest, StoredClass, StoredLayer, FORMAT_VERSION, MAGIC, MANIFEST,
     MANIFEST_VERSION,
 };
-pub use solve::nash::NashStats;
 pub use solve::options::{LayeredMode, SolveOptions, ValueRule};
 pub use solve::solution::{read_solution, Solution};
-pub use solve::stats::{GameKind, MoverCounts, SolveLayerStats, SolveStats};
+pub use solve::stats::{GameKind, MoverCounts, NashStats, SolveLayerStats, SolveStats};
 pub use solve::value::{preference, Solved, SolvedLayer, ValueClass};
 pub use solve::whole::security_values;
 pub use solve::{solve, SolveJob};

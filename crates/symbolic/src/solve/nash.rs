@@ -4,30 +4,12 @@
 //! only its own move. Nothing is claimed about earlier states (where equilibria of the whole
 //! game would need a rule to pick among the equilibria that follow); the report says so.
 
-use num_bigint::BigUint;
-use serde::{Deserialize, Serialize};
 use symgame_bdd::BddEngine;
 
-use crate::decimal;
 use crate::solve::error::SolveOrStop;
 use crate::solve::stage::Signature;
+use crate::solve::stats::NashStats;
 use crate::solve::whole::WholeSet;
-
-/// The pure Nash equilibria of the one-shot stage games of a game with simultaneous moves.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NashStats {
-    /// Reachable non-terminal states whose every successor is terminal (decimal string).
-    #[serde(with = "decimal")]
-    pub one_shot_states: BigUint,
-    /// Of those, the states whose stage game has at least one pure equilibrium (decimal).
-    #[serde(with = "decimal")]
-    pub with_equilibrium: BigUint,
-    /// Distinct stage games examined (one per signature).
-    pub stage_games: u64,
-    /// When the initial state is itself a one-shot stage game: the rewards of each of its pure
-    /// equilibria (empty when it has none).
-    pub initial: Option<Vec<Vec<u8>>>,
-}
 
 impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
     /// The pure equilibria of every one-shot stage game; `outcomes` are the terminal outcomes.

@@ -139,5 +139,21 @@ pub struct SolveStats {
     /// Security levels of a game with simultaneous moves that is not two-player constant-sum:
     /// the pure Nash equilibria of its one-shot stage games.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nash: Option<crate::solve::nash::NashStats>,
+    pub nash: Option<NashStats>,
+}
+
+/// The pure Nash equilibria of the one-shot stage games of a game with simultaneous moves.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NashStats {
+    /// Reachable non-terminal states whose every successor is terminal (decimal string).
+    #[serde(with = "decimal")]
+    pub one_shot_states: BigUint,
+    /// Of those, the states whose stage game has at least one pure equilibrium (decimal).
+    #[serde(with = "decimal")]
+    pub with_equilibrium: BigUint,
+    /// Distinct stage games examined (one per signature).
+    pub stage_games: u64,
+    /// When the initial state is itself a one-shot stage game: the rewards of each of its pure
+    /// equilibria (empty when it has none).
+    pub initial: Option<Vec<Vec<u8>>>,
 }
