@@ -564,6 +564,15 @@ fn databases_hold_max_n_outcomes_and_mixed_values() {
             }
         }
     }
+    // Metadata version 2 (before mixed values) is still read; an older one is refused.
+    let db = GameDatabase::open(&files[0], game("nim3p"), &SymbolicOptions::default()).unwrap();
+    let mut json: serde_json::Value = serde_json::from_slice(&db.metadata().to_bytes()).unwrap();
+    json["version"] = 2.into();
+    let v2 = symgame_gamedb::Metadata::from_bytes(json.to_string().as_bytes()).unwrap();
+    assert_eq!(v2.kind, GameKind::MaxN);
+    json["version"] = 1.into();
+    let err = symgame_gamedb::Metadata::from_bytes(json.to_string().as_bytes()).unwrap_err();
+    assert!(err.to_string().contains("versions 2 to 3"), "{err}");
     let out = &files[1];
     let (code, text, err) = symgame(&[
         "query",

@@ -85,38 +85,27 @@ pub fn solve_value<M: GameModel>(
         values = (0..=100).collect();
     }
     let (lowest, highest) = (values[0], values[values.len() - 1]);
-    if algo == Algo::Backward {
-        let (value, stats) = value_backward(model, root, role, config)?;
-        let outcome = match value {
+    // The single-search algorithms: an exact value, or the goal range after a stop.
+    let single = |value: Result<u8, StopReason>, stats: Stats| ValueResult {
+        outcome: match value {
             Ok(v) => ValueOutcome::Exact(v),
             Err(reason) => ValueOutcome::Stopped {
                 reason,
                 lower: lowest,
                 upper: highest,
             },
-        };
-        return Ok(ValueResult {
-            outcome,
-            searches: 1,
-            stats,
-        });
+        },
+        searches: 1,
+        stats,
+    };
+    if algo == Algo::Backward {
+        let (value, stats) = value_backward(model, root, role, config)?;
+        return Ok(single(value, stats));
     }
     if algo == Algo::AlphaBeta {
         let leaf = |m: &M, s: &M::State| i32::from(m.goal(s, role));
         let (result, stats) = minimax(model, root, role, leaf, (0, 100), config)?;
-        let outcome = match result {
-            Ok((score, _)) => ValueOutcome::Exact(score as u8),
-            Err(reason) => ValueOutcome::Stopped {
-                reason,
-                lower: lowest,
-                upper: highest,
-            },
-        };
-        return Ok(ValueResult {
-            outcome,
-            searches: 1,
-            stats,
-        });
+        return Ok(single(result.map(|(score, _)| score as u8), stats));
     }
     let (mut low, mut high) = (0, values.len() - 1);
     let mut stats = Stats::default();

@@ -227,7 +227,6 @@ fn check_by_induction(
 mod tests {
     use super::*;
     use crate::Mode;
-    use symgame_prove::GameModel;
 
     /// nim3p's initial state, expected to have the rewards `want` (max^n: 100/50/0).
     fn side(reasoner: &Reasoner, kind: GameKind, want: Vec<u8>) -> SymbolicSide {
