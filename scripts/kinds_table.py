@@ -13,6 +13,7 @@ reused with --resume, so a run killed part way goes on where it stopped.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -48,9 +49,20 @@ def initial_value(s):
 
 def game_row(bin_path, game, solve_limit, verify_limit, values=None):
     row = {"game": os.path.basename(game)}
+    # The solution is kept on disk so that verify checks it instead of solving again.
+    out_dir = tempfile.mkdtemp(prefix="kinds-")
+    solution = os.path.join(out_dir, "solution")
+    try:
+        return solve_and_verify(bin_path, game, solve_limit, verify_limit, values, row, solution)
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+
+
+def solve_and_verify(bin_path, game, solve_limit, verify_limit, values, row, solution):
     extra = ["--values", values] if values else []
     code, s, wall, err = run_json(
-        [bin_path, "solve", "--json", "--time-limit", str(solve_limit), *extra, game],
+        [bin_path, "solve", "--json", "--time-limit", str(solve_limit), "--out", solution,
+         *extra, game],
         solve_limit,
     )
     row["solve_exit"], row["solve_wall"] = code, round(wall, 2)
@@ -81,7 +93,9 @@ def game_row(bin_path, game, solve_limit, verify_limit, values=None):
     if s.get("stopped") or s.get("initial") is None:
         return row
     code, v, wall, err = run_json(
-        [bin_path, "verify", "--json", "--time-limit", str(verify_limit), game], verify_limit
+        [bin_path, "verify", "--json", "--time-limit", str(verify_limit), "--solution",
+         solution, game],
+        verify_limit,
     )
     row["verify_exit"], row["verify_wall"] = code, round(wall, 2)
     if v is None:
@@ -154,8 +168,9 @@ def main():
     ordered = [rows[os.path.basename(g)] for g in a.games]
     header = (
         f"`solve --time-limit {a.solve_limit}`, then `verify --time-limit {a.verify_limit}` "
-        "(every reachable state up to 20,000, else a seeded sample of 200; an answer is one "
-        "state and role, plus role 0's mixed value). Produced by `scripts/kinds_table.py`."
+        "on the solution written by `solve --out` (every reachable state up to 20,000, else a "
+        "seeded sample of 200; an answer is one state and role, plus role 0's mixed value). "
+        "Produced by `scripts/kinds_table.py`."
     )
     text = table(ordered, header)
     if a.out:

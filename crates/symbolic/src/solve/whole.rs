@@ -57,7 +57,8 @@ pub(crate) fn solve_whole<E: BddEngine>(
         classes
     } else if simultaneous || rule == ValueRule::Security {
         stats.kind = GameKind::SecurityLevels;
-        if simultaneous {
+        // Equilibria only say more than the security levels in general-sum games.
+        if simultaneous && !(roles == 2 && is_constant_sum(&outcomes.list)) {
             stats.nash = Some(whole.one_shot_equilibria(&outcomes.list)?);
         }
         let mut levels = Outcomes::default();
