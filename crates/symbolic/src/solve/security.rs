@@ -31,7 +31,7 @@ use crate::disjunction::or_all;
 use crate::partition::Partition;
 use crate::solve::error::SolveOrStop;
 use crate::solve::value::{Outcomes, ValueClass};
-use crate::solve::whole::WholeSet;
+use crate::solve::whole::{level_classes, WholeSet};
 
 impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
     /// The security levels of every role: classes of the states of the reachable set with the
@@ -154,17 +154,6 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
             }
             attr.push(a);
         }
-        let mut classes = Vec::new();
-        for (i, &v) in values.iter().enumerate() {
-            let s = match attr.get(i + 1) {
-                Some(next) => e.and_not(&attr[i], next)?,
-                None => attr[i].clone(),
-            };
-            if !e.is_false(&s) {
-                ctx.track(&s)?;
-                classes.push((v, s));
-            }
-        }
-        Ok(classes)
+        level_classes(ctx, &values, &attr)
     }
 }

@@ -238,18 +238,7 @@ impl<'a, 'g, 'e, E: BddEngine> WholeSet<'a, 'g, 'e, E> {
             }
             attr.push(a);
         }
-        let mut classes = Vec::new();
-        for (i, &v) in values.iter().enumerate() {
-            let s = match attr.get(i + 1) {
-                Some(next) => e.and_not(&attr[i], next)?,
-                None => attr[i].clone(),
-            };
-            if !e.is_false(&s) {
-                ctx.track(&s)?;
-                classes.push((v, s));
-            }
-        }
-        Ok(classes)
+        level_classes(ctx, &values, &attr)
     }
 
     /// Two players, constant sum: role 0's security values, the other role getting the rest.
@@ -353,4 +342,26 @@ pub fn security_values<E: BddEngine>(
         SolveOrStop::Error(e) => e,
         SolveOrStop::Stop(r) => SolveError::Symbolic(SymbolicError::Stopped(r)),
     })
+}
+
+/// The classes of equal level from the nested attractors `attr` (`attr[i]`: the states where
+/// the role guarantees at least `values[i]`; `attr[0]` is every state), ascending by level.
+pub(crate) fn level_classes<E: BddEngine>(
+    ctx: &mut Context<'_, '_, E>,
+    values: &[u8],
+    attr: &[E::Bdd],
+) -> Result<Vec<(u8, E::Bdd)>, SolveOrStop> {
+    let e = ctx.e();
+    let mut classes = Vec::new();
+    for (i, &v) in values.iter().enumerate() {
+        let s = match attr.get(i + 1) {
+            Some(next) => e.and_not(&attr[i], next)?,
+            None => attr[i].clone(),
+        };
+        if !e.is_false(&s) {
+            ctx.track(&s)?;
+            classes.push((v, s));
+        }
+    }
+    Ok(classes)
 }
