@@ -317,7 +317,8 @@ pub struct LayeredArgs {
 pub struct ValuesArgs {
     /// Which values to compute: auto (the best reward for one role, minimax for two roles with
     /// constant sum, the role to move's preference for general rewards, max^n for three or more
-    /// roles taking turns, the security levels where roles move simultaneously) or security
+    /// roles taking turns; where roles move simultaneously, the values in mixed strategies for
+    /// two roles with constant sum, else the security levels) or security
     /// (every role's security level: the most it can guarantee in pure strategies whatever the
     /// others do, for any game).
     #[arg(long, default_value = "auto", value_parser = parse_values)]
