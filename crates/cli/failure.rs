@@ -447,6 +447,11 @@ mod tests {
                 EXIT_INPUT,
             ),
             (
+                "stage game",
+                SolveError::StageGame("the LP failed".into()).into(),
+                EXIT_INTERNAL,
+            ),
+            (
                 "no legal move",
                 SolveError::NoLegalMove { state: vec![] }.into(),
                 EXIT_INPUT,
@@ -567,6 +572,11 @@ mod tests {
                 "verify solve",
                 V::Solve(SolveError::NoLegalMove { state: vec![] }).into(),
                 EXIT_INPUT,
+            ),
+            (
+                "verify stage game LP",
+                V::Matrix(symgame_prove::MatrixError::Shape).into(),
+                EXIT_INTERNAL,
             ),
             (
                 "verify engine out of nodes",

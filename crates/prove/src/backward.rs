@@ -89,12 +89,7 @@ pub fn security_levels<M: GameModel>(
     model: &M,
     root: &M::State,
 ) -> Result<StateValues<M::State>, Unsupported> {
-    let no_limits = Limits::default();
-    unlimited(
-        Induction::new(model, InductionRule::Security),
-        root,
-        &no_limits,
-    )
+    unlimited(Induction::new(model, InductionRule::Security), root)
 }
 
 /// The outcome of every state reachable from `root` in a turn-taking game with any number of
@@ -120,17 +115,15 @@ pub fn maxn_values<M: GameModel>(
     model: &M,
     root: &M::State,
 ) -> Result<StateValues<M::State>, Unsupported> {
-    let no_limits = Limits::default();
-    unlimited(Induction::new(model, InductionRule::MaxN), root, &no_limits)
+    unlimited(Induction::new(model, InductionRule::MaxN), root)
 }
 
 /// Runs `induction` from `root` to the end; without limits it can only fail as unsupported.
 fn unlimited<M: GameModel>(
     mut induction: Induction<'_, M>,
     root: &M::State,
-    limits: &Limits,
 ) -> Result<StateValues<M::State>, Unsupported> {
-    match induction.value(root, &Guard::new(limits)) {
+    match induction.value(root, &Guard::new(&Limits::default())) {
         Ok(_) => Ok(induction.into_values()),
         Err(InductionError::Unsupported(u)) => Err(u),
         Err(InductionError::Stopped(why)) => unreachable!("no limit was set, yet {why}"),

@@ -435,3 +435,21 @@ fn an_induction_stopped_by_a_limit_resumes_where_it_stopped() {
         assert_eq!(resumed.get(state), Some(values));
     }
 }
+
+#[test]
+fn mixed_values_need_two_roles() {
+    use crate::{Induction, InductionError, InductionRule};
+    use symgame_limits::{Guard, Limits};
+    let three = Table {
+        roles: 3,
+        nodes: vec![Node::Leaf(vec![50, 50, 0])],
+    };
+    let mut induction = Induction::new(&three, InductionRule::Mixed);
+    let err = induction
+        .value(&0, &Guard::new(&Limits::default()))
+        .unwrap_err();
+    assert_eq!(
+        err,
+        InductionError::Unsupported(Unsupported::Roles { count: 3 })
+    );
+}
