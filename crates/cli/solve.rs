@@ -101,6 +101,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         out_dir: a.out.clone(),
         spill_dir: None,
         fingerprint: fingerprint(&game, &encoding),
+        nash_budget: None,
         limits: a.limits.limits(&clock),
     };
     let progress = Progress::new(a.output.json);
@@ -178,6 +179,18 @@ fn print_frequent_outcomes(st: &SolveStats) {
 
 /// The pure equilibria of the one-shot stage games, labelled as exactly that.
 fn print_nash(st: &SolveStats, n: &symgame_symbolic::NashStats) {
+    if let Some(why) = &n.failed {
+        println!("pure Nash equilibria of the one-shot stage games: not computed ({why})");
+        return;
+    }
+    if let Some(reason) = n.stopped {
+        println!(
+            "pure Nash equilibria of the one-shot stage games: not computed, {reason} after \
+             {:.1} s (the report has a budget of its own; the solution above is complete)",
+            n.seconds
+        );
+        return;
+    }
     println!(
         "pure Nash equilibria of the one-shot stage games (states whose every joint move ends \
          the game): {} such states, {} of them with a pure equilibrium ({} distinct stage games)",

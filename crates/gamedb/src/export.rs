@@ -159,6 +159,7 @@ impl<F: FnMut(&SolveStats)> EngineJob<Result<Exported>> for ExportJob<'_, F> {
             out_dir: Some(solution.clone()),
             spill_dir: Some(scratch.dir.join("spill")),
             fingerprint: fp.clone(),
+            nash_budget: None,
             limits: self.opts.limits.clone(),
         };
         let t = Instant::now();

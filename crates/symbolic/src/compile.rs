@@ -227,13 +227,13 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         let c = &game.circuit;
         let mut builder = FormulaBuilder::new(self.e, c, cap);
         let ni = c.num_inputs;
-        let mut known = |s: u32| -> BddResult<Option<E::Bdd>> {
+        let mut known = |s: u32, whole: bool| -> BddResult<Option<E::Bdd>> {
             if s < ni {
                 // Constants and fluents; goals never read moves (GDL), which read false.
                 return Ok(Some(self.signal(s)));
             }
             let g = (s - ni) as usize;
-            if self.global[g].is_none() && c.block_of(g).is_some_and(|b| b.cyclic) {
+            if self.global[g].is_none() && (whole || c.block_of(g).is_some_and(|b| b.cyclic)) {
                 self.eval(&c.cone(&[Lit::new(s, false)]), false)?;
             }
             Ok(self.global[g].is_some().then(|| self.signal(s)))

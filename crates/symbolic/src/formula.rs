@@ -9,20 +9,23 @@
 //! goal conditions of the circuit.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use symgame_bdd::{BddEngine, BddResult};
 use symgame_ground::{Circuit, Gate, Lit};
 
 use crate::disjunction::or_all;
 
-/// A condition as an AND/OR tree over BDD leaves.
+/// A condition as an AND/OR tree over BDD leaves. Parts are shared, not copied: a circuit
+/// whose gates are read by many others (arithmetic in a goal) gives a DAG in memory, though
+/// its tree, the work of [`Formula::and_with`], may be much larger (the builder bounds it).
 pub enum Formula<E: BddEngine> {
     /// A condition small enough to be one BDD.
     Leaf(E::Bdd),
     /// All of the parts.
-    And(Vec<Formula<E>>),
+    And(Arc<[Formula<E>]>),
     /// Any of the parts.
-    Or(Vec<Formula<E>>),
+    Or(Arc<[Formula<E>]>),
 }
 
 impl<E: BddEngine> Clone for Formula<E> {
@@ -39,8 +42,8 @@ impl<E: BddEngine> std::fmt::Debug for Formula<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Formula::Leaf(_) => f.write_str("Leaf"),
-            Formula::And(fs) => f.debug_tuple("And").field(fs).finish(),
-            Formula::Or(fs) => f.debug_tuple("Or").field(fs).finish(),
+            Formula::And(fs) => f.debug_tuple("And").field(&fs.len()).finish(),
+            Formula::Or(fs) => f.debug_tuple("Or").field(&fs.len()).finish(),
         }
     }
 }
@@ -55,7 +58,7 @@ impl<E: BddEngine> Formula<E> {
             Formula::Leaf(b) => e.and(set, b),
             Formula::And(fs) => {
                 let mut acc = set.clone();
-                for f in fs {
+                for f in fs.iter() {
                     acc = f.and_with(e, &acc)?;
                     if e.is_false(&acc) {
                         break;
@@ -79,7 +82,7 @@ impl<E: BddEngine> Formula<E> {
             Formula::Leaf(b) => Ok(b.clone()),
             Formula::And(fs) => {
                 let mut acc = e.constant(true);
-                for f in fs {
+                for f in fs.iter() {
                     acc = e.and(&acc, &f.to_bdd(e)?)?;
                 }
                 Ok(acc)
@@ -95,27 +98,60 @@ impl<E: BddEngine> Formula<E> {
     pub fn negate(&self, e: &E) -> BddResult<Formula<E>> {
         Ok(match self {
             Formula::Leaf(b) => Formula::Leaf(e.not(b)?),
-            Formula::And(fs) => {
-                Formula::Or(fs.iter().map(|f| f.negate(e)).collect::<BddResult<_>>()?)
-            }
-            Formula::Or(fs) => {
-                Formula::And(fs.iter().map(|f| f.negate(e)).collect::<BddResult<_>>()?)
-            }
+            Formula::And(fs) => Formula::Or(
+                fs.iter()
+                    .map(|f| f.negate(e))
+                    .collect::<BddResult<Vec<_>>>()?
+                    .into(),
+            ),
+            Formula::Or(fs) => Formula::And(
+                fs.iter()
+                    .map(|f| f.negate(e))
+                    .collect::<BddResult<Vec<_>>>()?
+                    .into(),
+            ),
         })
     }
 
-    /// Number of BDD leaves.
+    /// Number of BDD leaves of the tree (a shared part counts once per use), saturating.
     pub fn leaves(&self) -> usize {
-        match self {
-            Formula::Leaf(_) => 1,
-            Formula::And(fs) | Formula::Or(fs) => fs.iter().map(|f| f.leaves()).sum(),
+        self.leaves_up_to(usize::MAX)
+    }
+
+    /// The number of leaves of the tree, or a number above `limit` once it is passed (the walk
+    /// stops there, so the cost is at most `limit` steps however large the tree).
+    pub fn leaves_up_to(&self, limit: usize) -> usize {
+        let mut n = 0usize;
+        let mut stack = vec![self];
+        while let Some(f) = stack.pop() {
+            match f {
+                Formula::Leaf(_) => {
+                    n = n.saturating_add(1);
+                    if n > limit {
+                        return n;
+                    }
+                }
+                Formula::And(fs) | Formula::Or(fs) => stack.extend(fs.iter()),
+            }
         }
+        n
     }
 }
 
+/// The most leaves a gate's formula tree may have; a larger one is compiled whole instead. A
+/// gate read by several others is shared in memory but walked once per reader by
+/// [`Formula::and_with`], so without a bound the work doubles with every level of sharing
+/// (gt_two_thirds_4p's goal, an average over the bids, grew past 18 GB as a tree).
+pub(crate) const MAX_LEAVES: usize = 4096;
+
 /// Builds formulas for literals of a circuit, bottom-up: a gate becomes one BDD leaf while the
 /// combination of its inputs stays within `cap` nodes, else a tree of its inputs' formulas
-/// (consecutive leaves merged up to the cap).
+/// (consecutive leaves merged up to the cap); a tree of more than [`MAX_LEAVES`] leaves is
+/// replaced by the gate compiled whole (`known` with `whole` set).
+/// What [`FormulaBuilder::build`] asks of the compiler: `(signal, whole)` to a BDD (see there).
+pub(crate) type Known<'k, E> =
+    dyn FnMut(u32, bool) -> BddResult<Option<<E as BddEngine>::Bdd>> + 'k;
+
 pub(crate) struct FormulaBuilder<'a, E: BddEngine> {
     e: &'a E,
     circuit: &'a Circuit,
@@ -133,14 +169,11 @@ impl<'a, E: BddEngine> FormulaBuilder<'a, E> {
         }
     }
 
-    /// The formula of `l`. `known(s)` gives the BDD of signal `s` when it is an input (constant,
-    /// fluent, move) or a gate already compiled or one that must be compiled whole (a gate of a
-    /// cyclic block); `None` makes the builder descend into the gate.
-    pub(crate) fn build(
-        &mut self,
-        l: Lit,
-        known: &mut dyn FnMut(u32) -> BddResult<Option<E::Bdd>>,
-    ) -> BddResult<Formula<E>> {
+    /// The formula of `l`. `known(s, false)` gives the BDD of signal `s` when it is an input
+    /// (constant, fluent, move) or a gate already compiled or one that must be compiled whole (a
+    /// gate of a cyclic block); `None` makes the builder descend into the gate.
+    /// `known(s, true)` compiles gate `s` whole and gives its BDD (`None` keeps the tree).
+    pub(crate) fn build(&mut self, l: Lit, known: &mut Known<'_, E>) -> BddResult<Formula<E>> {
         let f = self.signal(l.signal(), known)?;
         if l.is_negated() {
             f.negate(self.e)
@@ -149,15 +182,11 @@ impl<'a, E: BddEngine> FormulaBuilder<'a, E> {
         }
     }
 
-    fn signal(
-        &mut self,
-        s: u32,
-        known: &mut dyn FnMut(u32) -> BddResult<Option<E::Bdd>>,
-    ) -> BddResult<Formula<E>> {
+    fn signal(&mut self, s: u32, known: &mut Known<'_, E>) -> BddResult<Formula<E>> {
         if let Some(f) = self.memo.get(&s) {
             return Ok(f.clone());
         }
-        let f = match known(s)? {
+        let f = match known(s, false)? {
             Some(b) => Formula::Leaf(b),
             None => {
                 let g = (s - self.circuit.num_inputs) as usize;
@@ -170,11 +199,21 @@ impl<'a, E: BddEngine> FormulaBuilder<'a, E> {
                     let f = self.build(l, known)?;
                     // Flatten nested gates of the same kind.
                     match (f, is_and) {
-                        (Formula::And(fs), true) | (Formula::Or(fs), false) => parts.extend(fs),
+                        (Formula::And(fs), true) | (Formula::Or(fs), false) => {
+                            parts.extend(fs.iter().cloned())
+                        }
                         (f, _) => parts.push(f),
                     }
                 }
-                self.combine(parts, is_and)?
+                let f = self.combine(parts, is_and)?;
+                if f.leaves_up_to(MAX_LEAVES) > MAX_LEAVES {
+                    match known(s, true)? {
+                        Some(b) => Formula::Leaf(b),
+                        None => f,
+                    }
+                } else {
+                    f
+                }
             }
         };
         self.memo.insert(s, f.clone());
@@ -219,8 +258,86 @@ impl<'a, E: BddEngine> FormulaBuilder<'a, E> {
         Ok(match out.len() {
             0 => Formula::Leaf(e.constant(is_and)),
             1 => out.pop().expect("one part"),
-            _ if is_and => Formula::And(out),
-            _ => Formula::Or(out),
+            _ if is_and => Formula::And(out.into()),
+            _ => Formula::Or(out.into()),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use symgame_bdd::{BiodivineEngine, EngineConfig};
+
+    /// A chain of gates each read twice by the next (`g_i = (g_{i-1} AND x_i) OR (g_{i-1} AND
+    /// NOT x_i)`): its tree doubles at every level. With no merging (a cap of one node) the
+    /// builder must hand the gate to the compiler once the tree passes [`MAX_LEAVES`], and the
+    /// formula stays exact.
+    #[test]
+    fn shared_gates_are_compiled_whole_once_the_tree_is_too_big() {
+        let n = 20u32;
+        let num_inputs = n + 1;
+        let x = |i: u32| Lit::new(i, false);
+        let mut gates = vec![Gate::And(vec![x(1), x(2)])];
+        for i in 3..=n {
+            let prev = Lit::new(num_inputs + gates.len() as u32 - 1, false);
+            gates.push(Gate::And(vec![prev, x(i)]));
+            gates.push(Gate::And(vec![prev, Lit::new(i, true)]));
+            let (a, b) = (gates.len() as u32 - 2, gates.len() as u32 - 1);
+            gates.push(Gate::Or(vec![
+                Lit::new(num_inputs + a, false),
+                Lit::new(num_inputs + b, false),
+            ]));
+        }
+        let top = Lit::new(num_inputs + gates.len() as u32 - 1, false);
+        let circuit = Circuit {
+            num_inputs,
+            gates,
+            blocks: Vec::new(),
+        };
+        let e = BiodivineEngine::new(n as _, &EngineConfig::small()).unwrap();
+        // Every signal's BDD, gate by gate: what compiling a gate whole gives.
+        let mut all: Vec<_> = (0..num_inputs)
+            .map(|s| match s {
+                0 => e.constant(true),
+                _ => e.var(s - 1),
+            })
+            .collect();
+        for g in &circuit.gates {
+            let lit = |l: &Lit| {
+                let b = &all[l.signal() as usize];
+                if l.is_negated() {
+                    e.not(b).unwrap()
+                } else {
+                    b.clone()
+                }
+            };
+            let v = match g {
+                Gate::And(ls) => ls
+                    .iter()
+                    .fold(e.constant(true), |a, l| e.and(&a, &lit(l)).unwrap()),
+                Gate::Or(ls) => ls
+                    .iter()
+                    .fold(e.constant(false), |a, l| e.or(&a, &lit(l)).unwrap()),
+            };
+            all.push(v);
+        }
+        // The top gate is x1 AND x2 whatever the other inputs are.
+        let want = e.and(&e.var(0), &e.var(1)).unwrap();
+        let mut whole = Vec::new();
+        let mut known = |s: u32, compile: bool| -> BddResult<Option<_>> {
+            if s < num_inputs || compile {
+                if s >= num_inputs {
+                    whole.push(s);
+                }
+                return Ok(Some(all[s as usize].clone()));
+            }
+            Ok(None)
+        };
+        let mut builder = FormulaBuilder::new(&e, &circuit, 1);
+        let f = builder.build(top, &mut known).unwrap();
+        assert!(f.leaves() <= MAX_LEAVES, "{} leaves", f.leaves());
+        assert!(!whole.is_empty(), "no gate was compiled whole");
+        assert!(e.is_true(&e.iff(&f.to_bdd(&e).unwrap(), &want).unwrap()));
     }
 }

@@ -342,3 +342,25 @@ fn one_shot_stage_games_report_their_pure_equilibria() {
         assert_eq!(got, want, "{name}: symbolic");
     }
 }
+
+#[test]
+fn the_equilibria_report_stops_within_its_budget_and_keeps_the_solution() {
+    // A budget of zero: the report stops at once, the security levels are all there.
+    let game = one_shot("(pay c c 60 60) (pay c d 0 100) (pay d c 100 0) (pay d d 20 20)");
+    let e = engine(&game);
+    let g = compile(&e, &game);
+    let full = solve(&g, &options(ValueRule::Auto), |_| {}).unwrap();
+    let opts = SolveOptions {
+        nash_budget: Some(std::time::Duration::ZERO),
+        ..options(ValueRule::Auto)
+    };
+    let cut = solve(&g, &opts, |_| {}).unwrap();
+    let nash = cut.stats.nash.clone().expect("the report says it stopped");
+    assert_eq!(nash.stopped, Some(symgame_limits::StopReason::TimeLimit));
+    assert_eq!(nash.initial, None);
+    assert_eq!(cut.stats.stopped, None, "the solution is complete");
+    assert_eq!(cut.stats.initial, full.stats.initial);
+    assert_eq!(cut.stats.outcomes, full.stats.outcomes);
+    assert_eq!(cut.stats.per_outcome, full.stats.per_outcome);
+    assert_eq!(full.stats.nash.expect("reported").stopped, None);
+}

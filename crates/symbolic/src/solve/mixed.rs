@@ -67,7 +67,7 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
             }
             // Split the ready states by the class of each joint move's successor.
             let sets: Vec<&E::Bdd> = out.classes.iter().map(|c| &c.states).collect();
-            let groups = self.signatures(&stage, &ready, &sets)?;
+            let groups = self.signatures(&stage, &ready, &sets, None)?;
             let mut valued = Vec::with_capacity(groups.len());
             for (sig, g) in groups {
                 let value = stage_value(&sig, &moves, &out.classes)?;

@@ -152,7 +152,7 @@ fn run<E: BddEngine>(
     };
     drop(spill);
     let e = g.engine();
-    let classes = solve_whole(ctx, &reached, opts.values, stats)?;
+    let classes = solve_whole(ctx, &reached, opts, stats)?;
     whole_stats(ctx, &reached, &layers, &classes, stats)?;
     set_initial(g, stats, &classes)?;
     if let Some(dir) = &opts.out_dir {

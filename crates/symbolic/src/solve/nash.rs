@@ -4,6 +4,8 @@
 //! only its own move. Nothing is claimed about earlier states (where equilibria of the whole
 //! game would need a rule to pick among the equilibria that follow); the report says so.
 
+use std::time::{Duration, Instant};
+
 use symgame_bdd::BddEngine;
 
 use crate::solve::error::SolveOrStop;
@@ -11,11 +13,45 @@ use crate::solve::stage::Signature;
 use crate::solve::stats::NashStats;
 use crate::solve::whole::WholeSet;
 
+/// The time the report of equilibria takes by default: it comes after the solution and only
+/// adds to it, so it gets at most a quarter of the time left and never more than its budget.
+const NASH_SECONDS: u64 = 60;
+
 impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
     /// The pure equilibria of every one-shot stage game; `outcomes` are the terminal outcomes.
+    /// It runs within a budget of its own (`budget`, by default [`NASH_SECONDS`]; at most a
+    /// quarter of the time left): a limit hit here ends the report (`stopped`), never the
+    /// solution it follows.
     pub(crate) fn one_shot_equilibria(
         &mut self,
         outcomes: &[Vec<u8>],
+        budget: Option<Duration>,
+    ) -> NashStats {
+        let started = Instant::now();
+        let mut budget = budget.unwrap_or(Duration::from_secs(NASH_SECONDS));
+        if let Some(left) = self.ctx.guard.time_left() {
+            budget = budget.min(left / 4);
+        }
+        let result = self.equilibria_within(outcomes, started + budget);
+        let mut stats = match result {
+            Ok(stats) => stats,
+            Err(SolveOrStop::Stop(reason)) => NashStats {
+                stopped: Some(reason),
+                ..NashStats::default()
+            },
+            Err(SolveOrStop::Error(e)) => NashStats {
+                failed: Some(e.to_string()),
+                ..NashStats::default()
+            },
+        };
+        stats.seconds = started.elapsed().as_secs_f64();
+        stats
+    }
+
+    fn equilibria_within(
+        &mut self,
+        outcomes: &[Vec<u8>],
+        until: Instant,
     ) -> Result<NashStats, SolveOrStop> {
         let stage = self.stage_moves()?;
         let e = self.ctx.e();
@@ -24,7 +60,7 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
         let one_shot = e.and_not(&self.nonterminal, &deep)?;
         let terminal: Vec<E::Bdd> = self.terminal.iter().map(|(_, s)| s.clone()).collect();
         let sets: Vec<&E::Bdd> = terminal.iter().collect();
-        let groups = self.signatures(&stage, &one_shot, &sets)?;
+        let groups = self.signatures(&stage, &one_shot, &sets, Some(until))?;
         let mut out = NashStats {
             one_shot_states: g.count(&one_shot),
             stage_games: groups.len() as u64,

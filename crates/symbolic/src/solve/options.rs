@@ -49,6 +49,9 @@ pub struct SolveOptions {
     /// Fingerprint of the ground game and encoding written into solution files (see
     /// [`crate::fingerprint`]).
     pub fingerprint: String,
+    /// The time budget of the report of one-shot Nash equilibria, which follows a complete
+    /// solution and never stops it (`None`: 60 s; always at most a quarter of the time left).
+    pub nash_budget: Option<std::time::Duration>,
     /// Limits; a stop is reported in [`SolveStats::stopped`](crate::SolveStats::stopped), with the finished layers kept.
     pub limits: Limits,
 }

@@ -8,7 +8,10 @@
 //! bit: per joint move, one pre-image per bit of the index (`log2` of the classes) instead of
 //! one per class.
 
+use std::time::Instant;
+
 use symgame_bdd::BddEngine;
+use symgame_limits::StopReason;
 
 use crate::partition::Partition;
 use crate::solve::error::{SolveError, SolveOrStop};
@@ -35,6 +38,7 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
         let mut moves = Vec::with_capacity(parts.len());
         let mut legal = Vec::with_capacity(parts.len());
         for p in &parts {
+            self.ctx.guard.check()?;
             match p.joint_moves.as_slice() {
                 [j] => moves.push(j.to_vec()),
                 _ => {
@@ -53,25 +57,35 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
     }
 
     /// The states of `ready` grouped by signature over the disjoint `classes`; every
-    /// successor of a state of `ready` must be in one of them.
+    /// successor of a state of `ready` must be in one of them. Stops at the run's limits, and
+    /// with [`StopReason::TimeLimit`] once `until` (a budget of its own) has passed.
     pub(crate) fn signatures(
         &mut self,
         stage: &StageMoves<E>,
         ready: &E::Bdd,
         classes: &[&E::Bdd],
+        until: Option<Instant>,
     ) -> Result<Vec<(Signature, E::Bdd)>, SolveOrStop> {
         let e = self.ctx.e();
+        let guard = &self.ctx.guard;
+        let check = || -> Result<(), StopReason> {
+            guard.check()?;
+            match until {
+                Some(t) if Instant::now() >= t => Err(StopReason::TimeLimit),
+                _ => Ok(()),
+            }
+        };
         let bits = bit_unions(e, classes)?;
         let mut groups: Vec<(Signature, E::Bdd)> = vec![(Vec::new(), ready.clone())];
         for (k, p) in stage.parts.iter().enumerate() {
             let mut pres = Vec::with_capacity(bits.len());
             for b in &bits {
-                self.ctx.guard.check()?;
+                check()?;
                 pres.push(p.pre_image_within(e, b, Some(ready))?);
             }
             let mut next = Vec::with_capacity(groups.len());
             for (sig, g) in groups {
-                self.ctx.guard.check()?;
+                check()?;
                 let illegal = e.and_not(&g, &stage.legal[k])?;
                 if !e.is_false(&illegal) {
                     let mut s = sig.clone();

@@ -143,7 +143,7 @@ pub struct SolveStats {
 }
 
 /// The pure Nash equilibria of the one-shot stage games of a game with simultaneous moves.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct NashStats {
     /// Reachable non-terminal states whose every successor is terminal (decimal string).
     #[serde(with = "decimal")]
@@ -156,4 +156,14 @@ pub struct NashStats {
     /// When the initial state is itself a one-shot stage game: the rewards of each of its pure
     /// equilibria (empty when it has none).
     pub initial: Option<Vec<Vec<u8>>>,
+    /// Why the report stopped before it finished (its own time budget, or a limit of the run):
+    /// the counts above are then not filled in. The solution it follows is complete.
+    #[serde(default)]
+    pub stopped: Option<StopReason>,
+    /// Why the report failed (a fault of the solver; the solution it follows is complete).
+    #[serde(default)]
+    pub failed: Option<String>,
+    /// Seconds the report took.
+    #[serde(default)]
+    pub seconds: f64,
 }

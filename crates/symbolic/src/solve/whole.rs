@@ -12,7 +12,7 @@ use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
 use crate::solve::context::{terminal_of, Context};
 use crate::solve::error::{SolveError, SolveOrStop};
-use crate::solve::options::ValueRule;
+use crate::solve::options::{SolveOptions, ValueRule};
 use crate::solve::stats::{GameKind, SolveLayerStats, SolveStats};
 use crate::solve::value::{is_constant_sum, preference, Outcomes, ValueClass};
 
@@ -27,14 +27,15 @@ pub(crate) struct WholeSet<'a, 'g, 'e, E: BddEngine> {
 }
 
 /// The value classes of the whole reachable set `reached`, by the algorithm the game and
-/// `rule` ask for (security levels where two roles have a choice in a reachable state); sets
+/// `opts.values` ask for (security levels where two roles have a choice in a reachable state); sets
 /// `stats.kind` and `stats.outcomes`.
 pub(crate) fn solve_whole<E: BddEngine>(
     ctx: &mut Context<'_, '_, E>,
     reached: &E::Bdd,
-    rule: ValueRule,
+    opts: &SolveOptions,
     stats: &mut SolveStats,
 ) -> Result<Vec<ValueClass<E>>, SolveOrStop> {
+    let rule = opts.values;
     let roles = ctx.g.role_names().len();
     let mut outcomes = Outcomes::default();
     let mut whole = WholeSet::new(ctx, reached, &mut outcomes, roles > 1)?;
@@ -57,12 +58,13 @@ pub(crate) fn solve_whole<E: BddEngine>(
         classes
     } else if simultaneous || rule == ValueRule::Security {
         stats.kind = GameKind::SecurityLevels;
-        // Equilibria only say more than the security levels in general-sum games.
-        if simultaneous && !(roles == 2 && is_constant_sum(&outcomes.list)) {
-            stats.nash = Some(whole.one_shot_equilibria(&outcomes.list)?);
-        }
         let mut levels = Outcomes::default();
         let classes = whole.security_levels(&outcomes.list, &mut levels)?;
+        // Equilibria only say more than the security levels in general-sum games; they come
+        // after the solution, within a budget of their own.
+        if simultaneous && !(roles == 2 && is_constant_sum(&outcomes.list)) {
+            stats.nash = Some(whole.one_shot_equilibria(&outcomes.list, opts.nash_budget));
+        }
         outcomes = levels;
         classes
     } else if roles == 2 && is_constant_sum(&outcomes.list) {
