@@ -98,6 +98,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
             report.reachable_states
         )));
     }
+    if let Some(n) = report.nash.as_ref().filter(|n| !n.agrees()) {
+        return Err(Failure::disagreement(format!(
+            "the one-shot stage games' pure equilibria differ: symbolic {:?}, explicit {:?}",
+            n.symbolic, n.explicit
+        )));
+    }
     if !report.disagreements.is_empty() {
         return Err(Failure::disagreement(format!(
             "{} answers of the explicit solvers contradict the symbolic solution",
@@ -146,6 +152,22 @@ fn print_text(a: &Args, r: &Report) {
             d.symbolic,
             d.explicit,
             d.state.join(" ")
+        );
+    }
+    if let Some(n) = &r.nash {
+        let e = &n.explicit;
+        println!(
+            "one-shot stage games' pure equilibria: {} (symbolic {} states, {} with one; explicit \
+             {} states, {} with one{})",
+            if n.agrees() { "agree" } else { "DISAGREE" },
+            n.symbolic.one_shot_states,
+            n.symbolic.with_equilibrium,
+            e.one_shot_states,
+            e.with_equilibrium,
+            match &e.initial {
+                Some(eq) => format!("; the initial state's: {eq:?}"),
+                None => String::new(),
+            }
         );
     }
     if r.disagreements.is_empty() {

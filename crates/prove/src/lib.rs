@@ -46,6 +46,7 @@ pub mod games;
 mod induce;
 mod matrix;
 mod model;
+mod nash;
 mod pn;
 mod preference;
 mod question;
@@ -60,6 +61,7 @@ pub use backward::{
 pub use dfpn::dfpn;
 pub use matrix::{round_value, solve_matrix_game, MatrixError, MixedSolution, VALUE_SCALE};
 pub use model::{GameModel, Unsupported};
+pub use nash::one_shot_equilibria;
 pub use preference::preference;
 pub use question::{AtLeast, Beats, Predicate, Question};
 pub use search::{

@@ -9,8 +9,12 @@ use std::time::Instant;
 use symgame_explicit::{Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_limits::{Guard, Limits, StopReason};
-use symgame_prove::{solve_value, Algo, Config, Induction, InductionError, InductionRule};
-use symgame_symbolic::GameKind;
+use symgame_prove::{
+    one_shot_equilibria, solve_value, Algo, Config, Induction, InductionError, InductionRule,
+};
+use symgame_symbolic::{GameKind, NashStats};
+
+use crate::{NashCheck, NashCounts};
 
 /// The answers of the explicit side.
 pub(crate) struct Checked {
@@ -268,5 +272,44 @@ mod tests {
             .map(|d| (d.symbolic, d.explicit))
             .collect();
         assert_eq!(seen, vec![(100, 50), (50, 0)]);
+    }
+}
+
+/// The one-shot stage games' pure equilibria counted state by state over the reachable set
+/// (`side.expected` in [`crate::Mode::All`]) by the explicit reasoner, beside the symbolic
+/// report `symbolic`.
+pub(crate) fn check_nash(
+    reasoner: &Reasoner,
+    side: &SymbolicSide,
+    symbolic: &NashStats,
+) -> NashCheck {
+    let mut explicit = NashCounts::default();
+    let init = reasoner.initial_state();
+    for (fluents, _) in &side.expected {
+        let mut state = State::empty(reasoner.num_fluents());
+        for &f in fluents {
+            state.insert(f);
+        }
+        if let Some(mut eq) = one_shot_equilibria(reasoner, &state) {
+            explicit.one_shot_states += 1;
+            explicit.with_equilibrium += u64::from(!eq.is_empty());
+            if state == init {
+                eq.sort();
+                explicit.initial = Some(eq);
+            }
+        }
+    }
+    let count = |n: &num_bigint::BigUint| u64::try_from(n).unwrap_or(u64::MAX);
+    let mut initial = symbolic.initial.clone();
+    if let Some(eq) = &mut initial {
+        eq.sort();
+    }
+    NashCheck {
+        symbolic: NashCounts {
+            one_shot_states: count(&symbolic.one_shot_states),
+            with_equilibrium: count(&symbolic.with_equilibrium),
+            initial,
+        },
+        explicit,
     }
 }

@@ -51,7 +51,7 @@ mod symbolic;
 pub use compare::{compare, Verdict};
 pub use error::Error;
 pub use options::{Sampling, VerifyOptions};
-pub use report::{AlgoTally, Disagreement, Mode, Progress, Report};
+pub use report::{AlgoTally, Disagreement, Mode, NashCheck, NashCounts, Progress, Report};
 
 use std::time::Instant;
 use symgame_explicit::Reasoner;
@@ -73,6 +73,12 @@ pub fn verify(
     let reasoner = Reasoner::new(game);
     let side = symbolic::symbolic_side(game, &reasoner, opts, &guard)?;
     let checked = explicit::check(game, &reasoner, &side, opts, &guard, progress)?;
+    let nash = match (&side.nash, side.mode, checked.stopped) {
+        (Some(n), Mode::All, None) if n.stopped.is_none() && n.failed.is_none() => {
+            Some(explicit::check_nash(&reasoner, &side, n))
+        }
+        _ => None,
+    };
     Ok(Report {
         kind: side.kind,
         mode: side.mode,
@@ -84,5 +90,6 @@ pub fn verify(
         symbolic_seconds: side.seconds,
         seconds: started.elapsed().as_secs_f64(),
         stopped: checked.stopped,
+        nash,
     })
 }

@@ -101,6 +101,36 @@ pub struct Report {
     /// Why the check ended before every chosen state was checked.
     #[serde(serialize_with = "display_option")]
     pub stopped: Option<StopReason>,
+    /// The pure equilibria of the one-shot stage games, both sides (when the symbolic solution
+    /// reports them complete and every reachable state is checked, [`Mode::All`]).
+    pub nash: Option<NashCheck>,
+}
+
+/// The one-shot stage games' pure equilibria, counted on each side.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NashCounts {
+    /// Non-terminal states whose every joint move ends the game.
+    pub one_shot_states: u64,
+    /// Of those, the states with at least one pure equilibrium.
+    pub with_equilibrium: u64,
+    /// When the initial state is one: the rewards of its equilibria, sorted.
+    pub initial: Option<Vec<Vec<u8>>>,
+}
+
+/// The symbolic report of one-shot pure equilibria against the explicit count.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NashCheck {
+    /// The symbolic solver's report.
+    pub symbolic: NashCounts,
+    /// The explicit side's, state by state over the reachable set.
+    pub explicit: NashCounts,
+}
+
+impl NashCheck {
+    /// Whether the two sides say the same.
+    pub fn agrees(&self) -> bool {
+        self.symbolic == self.explicit
+    }
 }
 
 impl Report {
@@ -111,9 +141,12 @@ impl Report {
             .is_some_and(|n| BigUint::from(n) != self.reachable_states)
     }
 
-    /// Whether the two sides disagree anywhere: a value, or the size of the reachable set.
+    /// Whether the two sides disagree anywhere: a value, the size of the reachable set, or
+    /// the one-shot equilibria.
     pub fn disagrees(&self) -> bool {
-        !self.disagreements.is_empty() || self.size_mismatch()
+        !self.disagreements.is_empty()
+            || self.size_mismatch()
+            || self.nash.as_ref().is_some_and(|n| !n.agrees())
     }
 }
 

@@ -11,7 +11,7 @@ use symgame_explicit::Reasoner;
 use symgame_ground::GroundGame;
 use symgame_limits::{Guard, Limits};
 use symgame_symbolic::{
-    fingerprint, security_values, solve, Encoding, GameKind, SolveOptions, SymbolicGame,
+    fingerprint, security_values, solve, Encoding, GameKind, NashStats, SolveOptions, SymbolicGame,
 };
 
 /// What the symbolic side says about the states to check.
@@ -28,6 +28,9 @@ pub(crate) struct SymbolicSide {
     pub mode: Mode,
     /// In [`Mode::All`]: the number of states the explicit enumeration reached.
     pub explicit_states: Option<u64>,
+    /// The symbolic report of the one-shot stage games' pure equilibria, if the solution has
+    /// one.
+    pub nash: Option<NashStats>,
     /// Seconds spent.
     pub seconds: f64,
 }
@@ -78,7 +81,7 @@ impl EngineJob<Result<SymbolicSide, Error>> for Job<'_> {
             time_limit: self.guard.time_left(),
             ..opts.limits.clone()
         };
-        let (kind, classes, mixed_classes) = match &opts.solution {
+        let ((kind, classes, mixed_classes), nash) = match &opts.solution {
             Some(dir) => read_solution(&e, dir, &print, g.encoding().num_vars())?,
             None => solve_now(&g, &limits)?,
         };
@@ -127,6 +130,7 @@ impl EngineJob<Result<SymbolicSide, Error>> for Job<'_> {
             mixed,
             mode,
             explicit_states,
+            nash,
             seconds: started.elapsed().as_secs_f64(),
         })
     }
@@ -139,7 +143,7 @@ fn read_solution<E: BddEngine>(
     dir: &Path,
     print: &str,
     num_vars: u32,
-) -> Result<Classes<E>, Error> {
+) -> Result<(Classes<E>, Option<NashStats>), Error> {
     let solution = symgame_symbolic::read_solution(dir, print, num_vars)?;
     let outcomes = &solution.manifest.stats.outcomes;
     let mixed_values = &solution.manifest.stats.mixed;
@@ -161,11 +165,15 @@ fn read_solution<E: BddEngine>(
             classes.push((outcomes[c.outcome as usize].clone(), states));
         }
     }
-    Ok((solution.manifest.stats.kind, classes, mixed))
+    let nash = solution.manifest.stats.nash.clone();
+    Ok(((solution.manifest.stats.kind, classes, mixed), nash))
 }
 
 /// The value classes of a fresh solve.
-fn solve_now<E: BddEngine>(g: &SymbolicGame<'_, E>, limits: &Limits) -> Result<Classes<E>, Error> {
+fn solve_now<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    limits: &Limits,
+) -> Result<(Classes<E>, Option<NashStats>), Error> {
     let opts = SolveOptions {
         keep_classes: true,
         limits: limits.clone(),
@@ -185,7 +193,7 @@ fn solve_now<E: BddEngine>(g: &SymbolicGame<'_, E>, limits: &Limits) -> Result<C
         }
         classes.push((outcomes[c.outcome].clone(), c.states));
     }
-    Ok((s.stats.kind, classes, mixed))
+    Ok(((s.stats.kind, classes, mixed), s.stats.nash))
 }
 
 /// Per role: (value, states) for the explicit question "what can the role force": the solved
