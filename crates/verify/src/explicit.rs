@@ -227,54 +227,6 @@ fn check_by_induction(
     Ok(out)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Mode;
-
-    /// nim3p's initial state, expected to have the rewards `want` (max^n: 100/50/0).
-    fn side(reasoner: &Reasoner, kind: GameKind, want: Vec<u8>) -> SymbolicSide {
-        let initial: Vec<usize> = reasoner.initial_state().fluents().collect();
-        SymbolicSide {
-            kind,
-            reachable: 152u32.into(),
-            expected: vec![(initial, want)],
-            mixed: Vec::new(),
-            mode: Mode::Sample,
-            explicit_states: None,
-            seconds: 0.0,
-        }
-    }
-
-    fn run(kind: GameKind, want: Vec<u8>) -> Checked {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../gdl/nim3p.kif");
-        let game = symgame_ground::load(&path, &Default::default()).unwrap();
-        let reasoner = Reasoner::new(&game);
-        let opts = VerifyOptions::default();
-        let guard = Guard::new(&opts.limits);
-        let side = side(&reasoner, kind, want);
-        check(&game, &reasoner, &side, &opts, &guard, |_| {}).unwrap()
-    }
-
-    #[test]
-    fn induction_agrees_with_the_right_values_and_names_the_wrong_ones() {
-        // max^n from the initial state of nim3p: 100/50/0 (gdl/nim3p.expect).
-        let ok = run(GameKind::MaxN, vec![100, 50, 0]);
-        assert_eq!(ok.tallies[0].algo, Algo::Backward);
-        assert_eq!(ok.tallies[0].agreed, 3);
-        assert!(ok.disagreements.is_empty());
-        // The same values read as security levels (50/0/0) disagree for the first two roles.
-        let wrong = run(GameKind::SecurityLevels, vec![100, 50, 0]);
-        assert_eq!(wrong.tallies[0].disagreed, 2);
-        let seen: Vec<(u8, u8)> = wrong
-            .disagreements
-            .iter()
-            .map(|d| (d.symbolic, d.explicit))
-            .collect();
-        assert_eq!(seen, vec![(100, 50), (50, 0)]);
-    }
-}
-
 /// The one-shot stage games' pure equilibria counted state by state over the reachable set
 /// (`side.expected` in [`crate::Mode::All`]) by the explicit reasoner, beside the symbolic
 /// report `symbolic`.
@@ -311,5 +263,54 @@ pub(crate) fn check_nash(
             initial,
         },
         explicit,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Mode;
+
+    /// nim3p's initial state, expected to have the rewards `want` (max^n: 100/50/0).
+    fn side(reasoner: &Reasoner, kind: GameKind, want: Vec<u8>) -> SymbolicSide {
+        let initial: Vec<usize> = reasoner.initial_state().fluents().collect();
+        SymbolicSide {
+            kind,
+            reachable: 152u32.into(),
+            expected: vec![(initial, want)],
+            mixed: Vec::new(),
+            mode: Mode::Sample,
+            explicit_states: None,
+            nash: None,
+            seconds: 0.0,
+        }
+    }
+
+    fn run(kind: GameKind, want: Vec<u8>) -> Checked {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../gdl/nim3p.kif");
+        let game = symgame_ground::load(&path, &Default::default()).unwrap();
+        let reasoner = Reasoner::new(&game);
+        let opts = VerifyOptions::default();
+        let guard = Guard::new(&opts.limits);
+        let side = side(&reasoner, kind, want);
+        check(&game, &reasoner, &side, &opts, &guard, |_| {}).unwrap()
+    }
+
+    #[test]
+    fn induction_agrees_with_the_right_values_and_names_the_wrong_ones() {
+        // max^n from the initial state of nim3p: 100/50/0 (gdl/nim3p.expect).
+        let ok = run(GameKind::MaxN, vec![100, 50, 0]);
+        assert_eq!(ok.tallies[0].algo, Algo::Backward);
+        assert_eq!(ok.tallies[0].agreed, 3);
+        assert!(ok.disagreements.is_empty());
+        // The same values read as security levels (50/0/0) disagree for the first two roles.
+        let wrong = run(GameKind::SecurityLevels, vec![100, 50, 0]);
+        assert_eq!(wrong.tallies[0].disagreed, 2);
+        let seen: Vec<(u8, u8)> = wrong
+            .disagreements
+            .iter()
+            .map(|d| (d.symbolic, d.explicit))
+            .collect();
+        assert_eq!(seen, vec![(100, 50), (50, 0)]);
     }
 }
