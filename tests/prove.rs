@@ -164,3 +164,31 @@ fn bundled_games_have_their_security_levels_and_maxn_outcomes() {
         );
     }
 }
+
+/// `prove --mixed` gives penalty_kick's value in mixed strategies and both optimal strategies:
+/// each round is the 2x2 game (0, 50; 50, 25) for the kicker, whose value is 100/3 with
+/// "left" played with probability (25 - 50) / (0 + 25 - 50 - 50) = 1/3 by both roles; two
+/// rounds: 200/3. A three-role game is refused as input.
+#[test]
+fn prove_gives_mixed_values_and_optimal_mixed_strategies() {
+    let path = gdl_path("penalty_kick");
+    let p = path.to_str().unwrap();
+    let (code, out, err) = crate::symgame(&["prove", p, "--algo", "backward", "--mixed"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("kicker     value 66.666666 in mixed strategies"),
+        "{out}"
+    );
+    assert!(
+        out.contains("kicker     optimal mixed strategy: (kick left) 0.3333, (kick right) 0.6667"),
+        "{out}"
+    );
+    assert!(
+        out.contains("keeper     optimal mixed strategy: (dive left) 0.3333, (dive right) 0.6667"),
+        "{out}"
+    );
+    let nim = gdl_path("nim3p");
+    let (code, _, err) = crate::symgame(&["prove", nim.to_str().unwrap(), "--mixed"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("mixed values"), "{err}");
+}

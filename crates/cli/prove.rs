@@ -6,7 +6,11 @@ use crate::output::print_json;
 use serde::Serialize;
 use symgame_explicit::{play_moves, Reasoner};
 use symgame_ground::GroundTerm;
-use symgame_prove::{solve_value, Algo, Config, Stats, ValueOutcome};
+use symgame_limits::Guard;
+use symgame_prove::{
+    solve_matrix_game, solve_value, Algo, Config, GameModel, Induction, InductionError,
+    InductionRule, Stats, ValueOutcome,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -19,6 +23,12 @@ pub struct Args {
     /// reachable state: any number of roles, simultaneous moves in pure strategies).
     #[arg(long, default_value = "dfpn")]
     algo: Algo,
+    /// Also the value in mixed strategies of a two-player game (the first role maximises its
+    /// reward, the second minimises it: the constant-sum reading), by backward induction with
+    /// each simultaneous step a matrix game solved by LP, and both roles' optimal mixed
+    /// strategies at the position.
+    #[arg(long)]
+    mixed: bool,
     #[command(flatten)]
     limits: LimitArgs,
     #[command(flatten)]
@@ -44,6 +54,17 @@ struct Report {
     algo: String,
     moves_played: usize,
     roles: Vec<RoleValue>,
+    /// With `--mixed`.
+    mixed: Option<Mixed>,
+}
+
+/// The value in mixed strategies at the position, and each role's optimal mixed strategy
+/// (moves with their probabilities; empty at a terminal position).
+#[derive(Serialize)]
+struct Mixed {
+    /// The first role's value in mixed strategies.
+    value: f64,
+    strategies: Vec<(String, Vec<(String, f64)>)>,
 }
 
 pub fn run(a: Args) -> Result<(), Failure> {
@@ -67,7 +88,11 @@ pub fn run(a: Args) -> Result<(), Failure> {
         algo: a.algo.to_string(),
         moves_played: moves.len(),
         roles: Vec::new(),
+        mixed: None,
     };
+    if a.mixed {
+        report.mixed = Some(mixed(&r, &game, &start, &config.limits, &a)?);
+    }
     let mut stopped = None;
     for role in 0..game.roles.len() {
         let v = solve_value(&r, &start, role, a.algo, &config).about(a.game.display())?;
@@ -121,8 +146,66 @@ pub fn run(a: Args) -> Result<(), Failure> {
             );
         }
     }
+    if let (Some(m), false) = (&report.mixed, a.output.json) {
+        println!(
+            "{:10} value {} in mixed strategies",
+            report.roles[0].role, m.value
+        );
+        for (role, moves) in &m.strategies {
+            let list: Vec<String> = moves
+                .iter()
+                .map(|(mv, p)| format!("{mv} {:.4}", p))
+                .collect();
+            println!("{role:10} optimal mixed strategy: {}", list.join(", "));
+        }
+    }
     match stopped {
         None => Ok(()),
         Some(why) => Err(Failure::limit(format!("search stopped: {why}"))),
     }
+}
+
+/// The value of `start` in mixed strategies (two roles) by backward induction, and the optimal
+/// mixed strategies of its stage game, solved by LP on its successors' mixed values.
+fn mixed(
+    r: &Reasoner,
+    game: &symgame_ground::GroundGame,
+    start: &symgame_explicit::State,
+    limits: &symgame_limits::Limits,
+    a: &Args,
+) -> Result<Mixed, Failure> {
+    let guard = Guard::new(limits);
+    let mut induction = Induction::new(r, InductionRule::Mixed);
+    induction.value(start, &guard).map_err(|e| match e {
+        InductionError::Stopped(why) => {
+            Failure::limit(format!("mixed values: search stopped: {why}"))
+        }
+        e => Failure::input(format!("{}: mixed values: {e}", a.game.display())),
+    })?;
+    let value = induction.mixed(start).unwrap_or_default();
+    let mut strategies = Vec::new();
+    if !GameModel::is_terminal(r, start) {
+        let moves: Vec<Vec<_>> = (0..2).map(|role| r.legal_moves(start, role)).collect();
+        let mut payoff = Vec::with_capacity(moves[0].len());
+        for &m0 in &moves[0] {
+            let row = moves[1]
+                .iter()
+                .map(|&m1| induction.mixed(&r.next_state(start, &[m0, m1])))
+                .collect::<Option<Vec<f64>>>()
+                .ok_or_else(|| Failure::internal("a successor has no mixed value"))?;
+            payoff.push(row);
+        }
+        let s = solve_matrix_game(&payoff)
+            .map_err(|e| Failure::internal(format!("the stage game's LP failed: {e:?}")))?;
+        for (role, probs) in [(0, &s.row), (1, &s.column)] {
+            let support = moves[role]
+                .iter()
+                .zip(probs.iter())
+                .filter(|(_, &p)| p > 1e-9)
+                .map(|(&m, &p)| (game.roles[role].moves[m].to_string(), p))
+                .collect();
+            strategies.push((game.roles[role].name.to_string(), support));
+        }
+    }
+    Ok(Mixed { value, strategies })
 }
