@@ -224,6 +224,16 @@ impl Game {
             };
             joint.push(m);
         }
+        if a.mover.is_none()
+            && (0..roles).all(|p| self.engine.reasoner().legal_moves(state, p).len() == 1)
+        {
+            // Nobody chose: the move is still a move of the game.
+            println!(
+                "move {}: {} (the only legal moves)",
+                self.ply + 1,
+                self.engine.move_text(&joint, None)
+            );
+        }
         Ok(Some(joint))
     }
 

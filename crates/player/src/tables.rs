@@ -54,8 +54,7 @@ fn header_fingerprint(path: &Path) -> Option<symgame_db::Fingerprint> {
 pub enum Keep<'a> {
     /// A temporary file, removed once opened (the open database maps it).
     Nowhere,
-    /// A file in this directory, named after the game and its fingerprint, kept for later
-    /// matches.
+    /// A file in this directory, named after the game's fingerprint, kept for later matches.
     In(&'a Path),
 }
 
@@ -107,15 +106,10 @@ fn write_and_open(
             (std::env::temp_dir().join(name), true)
         }
         Keep::In(dir) => {
+            // Named by the fingerprint alone: matches of one game share one file.
             let fp = game_fingerprint(game);
             let hex = String::from_utf8_lossy(&fp[..16]).into_owned();
-            let stem: String = opts
-                .game_name
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                .take(40)
-                .collect();
-            (dir.join(format!("{stem}-{hex}.db")), false)
+            (dir.join(format!("symgame-{hex}.db")), false)
         }
     };
     let done = export(game, &out, &opts, |_| {}).map_err(|e| e.to_string())?;
