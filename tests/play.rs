@@ -130,6 +130,25 @@ fn the_engine_against_itself_plays_the_table_value() {
 }
 
 #[test]
+fn a_solution_directory_is_a_table_too() {
+    let dir = symgame_testkit::scratch_dir!("play-tests", "solution");
+    let sol = dir.join("tictactoe-solution");
+    let sol = sol.to_str().unwrap();
+    let (code, _, err) = symgame(&["solve", "gdl/tictactoe.kif", "--out", sol]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = play(
+        &["gdl/tictactoe.kif", "--solution", sol, "--as", "none"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("table     solution "), "{out}");
+    assert_eq!(final_rewards(&out), vec![50, 50], "{out}");
+    // A solution of another game is refused (exit code 2).
+    let (code, _, err) = play(&["gdl/connect4_4x4.kif", "--solution", sol], "");
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
 fn without_a_table_it_solves_first_or_searches() {
     // Solved here (tic-tac-toe takes well under the default 20 s).
     let (code, out, err) = play(&["gdl/tictactoe.kif", "--as", "none"], "");

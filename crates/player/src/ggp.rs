@@ -527,3 +527,45 @@ fn apply_moves(m: &mut Match, moves: &Sexpr, body: &str) -> Result<(), ProtocolE
 pub fn far_deadline() -> Instant {
     deadline_in(Duration::from_secs(86_400 * 365))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tictactoe_start(id: &str) -> String {
+        let rules = std::fs::read_to_string(symgame_testkit::gdl_path("tictactoe")).unwrap();
+        format!("(START {id} OPLAYER ({rules}\n) 30 10)")
+    }
+
+    #[test]
+    fn answer_time_keeps_a_margin() {
+        assert_eq!(answer_time(10.0), Duration::from_secs(8));
+        assert_eq!(answer_time(60.0), Duration::from_secs(58));
+        assert_eq!(answer_time(1.0), Duration::from_millis(800));
+        assert_eq!(answer_time(0.0), Duration::from_millis(50));
+        assert_eq!(answer_time(f64::NAN), Duration::from_millis(50));
+    }
+
+    #[test]
+    fn a_match_in_capitals_and_its_errors() {
+        let p = Player::new(PlayerConfig::default());
+        let now = Instant::now;
+        assert_eq!(p.handle("(INFO)", now()).unwrap(), "available");
+        assert_eq!(p.handle(&tictactoe_start("m"), now()).unwrap(), "ready");
+        assert_eq!(p.match_info("m").as_deref(), Some("table"));
+        // oplayer's first move is xplayer's turn: noop.
+        assert_eq!(p.handle("(PLAY m NIL)", now()).unwrap(), "noop");
+        let reply = p.handle("(PLAY m ((MARK 2 2) NOOP))", now()).unwrap();
+        let corner = ["(mark 1 1)", "(mark 1 3)", "(mark 3 1)", "(mark 3 3)"];
+        assert!(
+            corner.contains(&reply.as_str()),
+            "{reply}: only a corner draws"
+        );
+        let e = p.handle("(PLAY m ((MARK 2 2) NOOP))", now()).unwrap_err();
+        assert_eq!(e.status, 400);
+        assert!(e.message.contains("not a legal move of xplayer"), "{e}");
+        assert_eq!(p.handle("(ABORT m)", now()).unwrap(), "done");
+        assert_eq!(p.handle("(ABORT m)", now()).unwrap_err().status, 404);
+        assert_eq!(p.matches(), 0);
+    }
+}
