@@ -211,8 +211,19 @@ impl Referee {
 
 #[test]
 fn perfect_players_draw_tictactoe_and_connect_four_4x4_over_http() {
+    // Player b has a database of Connect Four 4x4 made by `symgame export`: it finds it by
+    // the game's fingerprint (and keeps the tic-tac-toe table it solves beside it).
+    let dir = symgame_testkit::scratch_dir!("serve-tests", "perfect");
+    let db = dir.join("c4.db");
+    let (code, _, err) = crate::symgame(&[
+        "export",
+        "gdl/connect4_4x4.kif",
+        "--out",
+        db.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
     let a = Server::start(None);
-    let b = Server::start(None);
+    let b = Server::start(Some(&dir));
     // Both games are draws (gdl/*.expect: value 50 50).
     for game in ["tictactoe", "connect4_4x4"] {
         let referee = Referee::new(game);
@@ -227,6 +238,14 @@ fn perfect_players_draw_tictactoe_and_connect_four_4x4_over_http() {
             assert_eq!(rewards, vec![50, 50], "{game}, match {i}");
         }
     }
+    let mut kept: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    kept.sort();
+    // The exported database, and one solved file: tic-tac-toe's (Connect Four's was found).
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert_eq!(kept[0], "c4.db");
 }
 
 #[test]

@@ -103,26 +103,21 @@ impl Engine {
     }
 
     /// The position `state`: its value and every move's (searching until `deadline` when
-    /// there is no table).
+    /// there is no table, or the table does not hold the state).
     ///
-    /// Errors: a state the table does not hold.
+    /// Errors: none today; the `Result` is kept for tables that can fail to read.
     pub fn analyse(&mut self, state: &State, deadline: Instant) -> Result<Analysis, EngineError> {
         if let Some(a) = self.last.as_ref().filter(|a| &a.state == state) {
             return Ok(a.clone());
         }
         let analysis = match &self.knowledge {
-            Knowledge::Table(db) => {
-                let answer = db.answer(state).map_err(|e| EngineError(e.to_string()))?;
-                table_analysis(db, &mut self.depths, &answer, deadline)
-            }
-            Knowledge::Search { game, reasoner } => {
-                let mover = sole_mover(reasoner, state);
-                let mut a = search::analyse(reasoner, state, mover, deadline);
-                for c in &mut a.choices {
-                    c.text = move_text(game, &c.joint, a.mover);
-                }
-                a
-            }
+            // A state the table does not hold (one left unsolved in a game with cycles) is
+            // searched.
+            Knowledge::Table(db) => match db.answer(state) {
+                Ok(answer) => table_analysis(db, &mut self.depths, &answer, deadline),
+                Err(_) => searched(db.game(), db.reasoner(), state, deadline),
+            },
+            Knowledge::Search { game, reasoner } => searched(game, reasoner, state, deadline),
         };
         self.last = Some(analysis.clone());
         Ok(analysis)
@@ -280,6 +275,16 @@ fn move_text(g: &GroundGame, joint: &[MoveId], mover: Option<usize>) -> String {
             .collect::<Vec<_>>()
             .join(", "),
     }
+}
+
+/// The analysis of `state` by search until `deadline`.
+fn searched(game: &GroundGame, r: &Reasoner, state: &State, deadline: Instant) -> Analysis {
+    let mover = sole_mover(r, state);
+    let mut a = search::analyse(r, state, mover, deadline);
+    for c in &mut a.choices {
+        c.text = move_text(game, &c.joint, a.mover);
+    }
+    a
 }
 
 fn table_analysis(

@@ -369,9 +369,15 @@ impl Player {
             return Err(bad("the match has no state"));
         };
         let engine = m.engine.as_mut().expect("checked above");
-        let mv = engine
-            .choose(&state, role, deadline)
-            .map_err(|e| bad(format!("match {id}: {e}")))?;
+        // Whatever goes wrong, a legal move is better than none: the game server would pick
+        // one at random.
+        let mv = match engine.choose(&state, role, deadline) {
+            Ok(mv) => mv,
+            Err(e) => match engine.reasoner().legal_moves(&state, role).first() {
+                Some(&mv) => mv,
+                None => return Err(bad(format!("match {id}: {e}"))),
+            },
+        };
         Ok(engine.game().roles[role].moves[mv].to_string())
     }
 }
