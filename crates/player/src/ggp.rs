@@ -55,8 +55,8 @@ impl Default for PlayerConfig {
 /// A message the player cannot answer, with the HTTP status that says so.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProtocolError {
-    /// 400 (malformed or out of order), 404 (no such match), 409 (the match exists), 503
-    /// (too many matches).
+    /// 400 (malformed or out of order), 404 (no such match), 409 (the match exists), 500
+    /// (the player failed), 503 (too many matches).
     pub status: u16,
     /// What was wrong.
     pub message: String,
@@ -336,6 +336,14 @@ impl Player {
         let mut guard = lock(&m);
         // Wait for the grounding and the table, until the start clock is nearly over.
         let result = guard.absorb(Some(deadline), |m| m.phases.is_some());
+        // The preparing thread ended without a game: it failed (a bug in grounding).
+        let result = result.and_then(|()| match (&guard.engine, &guard.phases) {
+            (None, None) => Err(ProtocolError {
+                status: 500,
+                message: "the rules could not be prepared".to_string(),
+            }),
+            _ => Ok(()),
+        });
         match result {
             Err(e) => {
                 drop(guard);
