@@ -14,10 +14,15 @@ use symgame_ground::{GroundGame, GroundTerm};
 struct Server {
     child: Child,
     port: u16,
+    /// Where its log (standard error) goes.
+    log: PathBuf,
 }
 
 impl Server {
     fn start(db_dir: Option<&Path>) -> Server {
+        static SERVERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = SERVERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let log = symgame_testkit::scratch_dir!("serve-tests", format!("log-{n}")).join("log");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_symgame"));
         cmd.args(["serve", "--port", "0"]);
         if let Some(dir) = db_dir {
@@ -25,7 +30,7 @@ impl Server {
         }
         let mut child = cmd
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("creates the log"))
             .spawn()
             .expect("symgame serve starts");
         // The first line names the address: "symgame GGP player on http://127.0.0.1:PORT/".
@@ -41,7 +46,7 @@ impl Server {
             .next()
             .and_then(|p| p.trim_end_matches('/').parse().ok())
             .unwrap_or_else(|| panic!("no port in {line:?}"));
-        Server { child, port }
+        Server { child, port, log }
     }
 }
 
@@ -119,6 +124,8 @@ struct Referee {
     rules: String,
     game: GroundGame,
     reasoner: Reasoner,
+    /// The start clock, in seconds.
+    start_clock: u32,
 }
 
 impl Referee {
@@ -131,14 +138,15 @@ impl Referee {
             rules,
             game,
             reasoner,
+            start_clock: 60,
         }
     }
 
     fn start_message(&self, id: &str, role: usize) -> String {
         // The rules go inside a list; a newline ends a trailing comment before the `)`.
         format!(
-            "(start {id} {} ({}\n) 60 10)",
-            self.game.roles[role].name, self.rules
+            "(start {id} {} ({}\n) {} 10)",
+            self.game.roles[role].name, self.rules, self.start_clock
         )
     }
 
@@ -238,6 +246,11 @@ fn perfect_players_draw_tictactoe_and_connect_four_4x4_over_http() {
             assert_eq!(rewards, vec![50, 50], "{game}, match {i}");
         }
     }
+    let log = std::fs::read_to_string(&b.log).unwrap();
+    assert!(
+        log.contains("-> ready; match connect4_4x4-0: table"),
+        "{log}"
+    );
     let mut kept: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -288,6 +301,35 @@ fn perfect_player_never_loses_to_a_random_player() {
             "seed {seed}: lost {rewards:?}"
         );
     }
+}
+
+#[test]
+fn without_time_to_solve_the_player_searches_and_still_never_loses() {
+    // A start clock of 0: no time to solve (nor perhaps to ground before `ready`); every move
+    // comes from alpha-beta within the play clock, which solves tic-tac-toe from any position.
+    let server = Server::start(None);
+    let mut referee = Referee::new("tictactoe");
+    referee.start_clock = 0;
+    for seed in 0..6u64 {
+        let us = (seed % 2) as usize;
+        let mut seats = [Seat::Random(seed), Seat::Random(seed)];
+        seats[us] = Seat::Remote(server.port);
+        let rewards = referee.play(&format!("search-{seed}"), &seats);
+        assert!(
+            rewards[us] >= rewards[1 - us],
+            "seed {seed}: lost {rewards:?}"
+        );
+    }
+    let log = std::fs::read_to_string(&server.log).unwrap();
+    // Ready before the grounding ("preparing") or after it ("search: ..."), never a table.
+    assert!(log.contains("-> ready; match search-0: "), "{log}");
+    assert!(!log.contains(": table"), "{log}");
+    let other = Server::start(None);
+    let rewards = referee.play(
+        "search-both",
+        &[Seat::Remote(server.port), Seat::Remote(other.port)],
+    );
+    assert_eq!(rewards, vec![50, 50]);
 }
 
 #[test]

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use symgame_player::sexpr::Sexpr;
 use symgame_player::{Player, PlayerConfig};
 use tiny_http::{Header, Method, Request, Response, Server};
 
@@ -144,7 +145,7 @@ fn serve(player: &Player, mut request: Request) {
     let summary: String = summary.chars().take(60).collect();
     match player.handle(&text, received) {
         Ok(reply) => {
-            eprintln!("{summary} -> {reply}");
+            eprintln!("{summary} -> {reply}{}", how_it_plays(player, &text));
             respond(request, 200, reply);
         }
         Err(e) => {
@@ -156,4 +157,17 @@ fn serve(player: &Player, mut request: Request) {
 
 fn too_large() -> String {
     format!("error: the message is over {MAX_BODY} bytes")
+}
+
+/// For a `start`: "; match ID plays from a table" (or by search, and why), for the log.
+fn how_it_plays(player: &Player, message: &str) -> String {
+    let Ok(Sexpr::List(items, _)) = symgame_player::sexpr::parse(message) else {
+        return String::new();
+    };
+    match (items.first().and_then(Sexpr::atom).as_deref(), items.get(1)) {
+        (Some("start"), Some(Sexpr::Atom(id, _))) => player
+            .match_info(id)
+            .map_or(String::new(), |how| format!("; match {id}: {how}")),
+        _ => String::new(),
+    }
 }
