@@ -96,12 +96,22 @@ struct Match {
     state: Option<State>,
     /// Whether a `play` has been answered (then `nil` is out of order).
     started: bool,
+    /// When the last message about the match came (a match the game server forgot, with no
+    /// `stop` or `abort`, is dropped once idle for long, see [`Match::forgotten`]).
+    last_seen: Instant,
     phases: Option<Receiver<Phase>>,
     /// Why there is no table, once that is known.
     no_table: Option<String>,
 }
 
 impl Match {
+    /// Whether the match has been idle so long that the game server must have forgotten it:
+    /// ten play clocks, and at least ten minutes.
+    fn forgotten(&self, now: Instant) -> bool {
+        let idle = Duration::from_secs_f64((self.play_clock * 10.0).clamp(600.0, 1e6));
+        now.saturating_duration_since(self.last_seen) > idle
+    }
+
     /// Takes the phases that arrived, waiting for more until `until` while `wait` holds.
     fn absorb(
         &mut self,
@@ -311,6 +321,7 @@ impl Player {
             engine: None,
             state: None,
             started: false,
+            last_seen: received,
             phases: Some(rx),
             no_table: None,
         }));
@@ -321,6 +332,11 @@ impl Player {
                     status: 409,
                     message: format!("match {id} is already being played"),
                 });
+            }
+            if matches.len() >= self.config.max_matches {
+                // Make room by dropping the forgotten matches (a busy match is not forgotten:
+                // its lock is held).
+                matches.retain(|_, m| m.try_lock().map_or(true, |m| !m.forgotten(received)));
             }
             if matches.len() >= self.config.max_matches {
                 return Err(ProtocolError {
@@ -363,6 +379,7 @@ impl Player {
     ) -> Result<String, ProtocolError> {
         let m = self.get(id)?;
         let mut m = lock(&m);
+        m.last_seen = received;
         let deadline = received + answer_time(m.play_clock);
         // Grounding not done by the start clock: wait for it (for nothing else).
         m.absorb(Some(deadline), |m| m.engine.is_none())?;
@@ -581,5 +598,21 @@ mod tests {
         assert_eq!(p.handle("(ABORT m)", now()).unwrap(), "done");
         assert_eq!(p.handle("(ABORT m)", now()).unwrap_err().status, 404);
         assert_eq!(p.matches(), 0);
+    }
+
+    #[test]
+    fn forgotten_matches_make_room() {
+        let p = Player::new(PlayerConfig {
+            db_dir: None,
+            max_matches: 1,
+        });
+        let t0 = Instant::now();
+        assert_eq!(p.handle(&tictactoe_start("a"), t0).unwrap(), "ready");
+        assert_eq!(p.handle("(info)", t0).unwrap(), "busy");
+        assert_eq!(p.handle(&tictactoe_start("b"), t0).unwrap_err().status, 503);
+        // An hour later (a play clock of 10 s: forgotten after 10 minutes) there is room.
+        let later = t0 + Duration::from_secs(3600);
+        assert_eq!(p.handle(&tictactoe_start("b"), later).unwrap(), "ready");
+        assert_eq!(p.handle("(abort a)", later).unwrap_err().status, 404);
     }
 }
