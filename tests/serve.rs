@@ -333,6 +333,49 @@ fn without_time_to_solve_the_player_searches_and_still_never_loses() {
 }
 
 #[test]
+fn a_preview_solves_the_game_for_the_match_to_come() {
+    let dir = symgame_testkit::scratch_dir!("serve-tests", "preview");
+    let server = Server::start(Some(&dir));
+    let referee = Referee::new("connect4_4x4");
+    let rules = referee.start_message("x", 0);
+    let rules = &rules[rules.find(" (").unwrap() + 1..rules.rfind(')').unwrap()];
+    let rules = &rules[..rules.rfind(" 60 10").unwrap()];
+    let reply = post(server.port, &format!("(preview {rules} 30)"));
+    assert_eq!((reply.status, reply.body.as_str()), (200, "ready"));
+    // The table appears in --db-dir under its final name (the writer's temporary files and
+    // directories start with a dot).
+    let tables = || {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                let name = name.to_string_lossy();
+                !name.starts_with('.') && name.ends_with(".db")
+            })
+            .count()
+    };
+    let mut waited = 0;
+    while tables() == 0 {
+        assert!(waited < 600, "no table after a minute");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        waited += 1;
+    }
+    let rewards = referee.play(
+        "after-preview",
+        &[Seat::Remote(server.port), Seat::Random(3)],
+    );
+    assert!(rewards[0] >= rewards[1], "{rewards:?}");
+    let log = std::fs::read_to_string(&server.log).unwrap();
+    assert!(
+        log.contains("-> ready; match after-preview: table"),
+        "{log}"
+    );
+    assert_eq!(tables(), 1);
+    let bad = post(server.port, "(preview ((role x) (<= (foo ?y))) 30)");
+    assert_eq!(bad.status, 400, "{}", bad.body);
+}
+
+#[test]
 fn malformed_and_out_of_order_messages_get_errors_and_serving_goes_on() {
     let server = Server::start(None);
     let port = server.port;

@@ -3,7 +3,9 @@
 //! with the text of its reply, for any number of matches at once.
 //!
 //! * `(info)`: `available`, or `busy` when [`PlayerConfig::max_matches`] matches are running.
-//! * `(preview RULES CLOCK)`: `ready` (the rules are checked; nothing is kept).
+//! * `(preview RULES CLOCK)`: `ready` once the rules are checked; with a database directory,
+//!   the game is then solved in the background until the clock is nearly over and kept there
+//!   for the match to come (at most two previews at once).
 //! * `(start ID ROLE RULES STARTCLOCK PLAYCLOCK)`: the rules are parsed, checked and grounded
 //!   in a thread of the match; then a database of the same game (by fingerprint) is looked for
 //!   in [`PlayerConfig::db_dir`], else the game is solved, until the start clock is nearly
@@ -21,6 +23,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -180,7 +183,12 @@ impl Match {
 pub struct Player {
     config: PlayerConfig,
     matches: Mutex<HashMap<String, Arc<Mutex<Match>>>>,
+    /// Previews being solved (at most [`MAX_PREVIEWS`] at once).
+    previews: Arc<AtomicUsize>,
 }
+
+/// Games solved for previews at once; more previews are only checked.
+const MAX_PREVIEWS: usize = 2;
 
 /// The time to answer within a clock of `seconds`: the clock less a margin for the network
 /// and the game server (a fifth of it, from 0.2 to 2 seconds).
@@ -206,6 +214,7 @@ impl Player {
         Player {
             config,
             matches: Mutex::new(HashMap::new()),
+            previews: Arc::new(AtomicUsize::new(0)),
         }
     }
 
@@ -244,6 +253,8 @@ impl Player {
             "preview" => {
                 arity(2)?;
                 read_rules(body, &args[0], None)?;
+                let seconds = clock(&args[1], "preview clock")?;
+                self.preview(rules_text(body, &args[0])?, received + answer_time(seconds));
                 Ok("ready".to_string())
             }
             "start" => {
@@ -287,6 +298,26 @@ impl Player {
             (Some(_), Some(why)) => format!("search: {why}"),
             _ => "preparing".to_string(),
         })
+    }
+
+    /// With a database directory: solves the previewed game in the background until
+    /// `deadline` (the preview clock less a margin), unless its table is there already, and
+    /// keeps it there for the match to come.
+    fn preview(&self, rules: String, deadline: Instant) {
+        let Some(dir) = self.config.db_dir.clone() else {
+            return;
+        };
+        let running = self.previews.clone();
+        if running.fetch_add(1, Ordering::SeqCst) >= MAX_PREVIEWS {
+            running.fetch_sub(1, Ordering::SeqCst);
+            return;
+        }
+        std::thread::spawn(move || {
+            // The receiver lives until the work is done: `prepare` stops when it is gone.
+            let (tx, _rx) = channel();
+            prepare(rules, "preview".to_string(), deadline, Some(dir), tx);
+            running.fetch_sub(1, Ordering::SeqCst);
+        });
     }
 
     fn get(&self, id: &str) -> Result<Arc<Mutex<Match>>, ProtocolError> {

@@ -26,12 +26,19 @@ pub fn game_fingerprint(game: &GroundGame) -> symgame_db::Fingerprint {
 }
 
 /// The first database file in `dir` (in name order) made for the game of fingerprint `fp`,
-/// read from the files' headers; unreadable files and other files are passed over.
+/// read from the files' headers; unreadable files, other files and hidden files (the
+/// temporary files of writers) are passed over.
 pub fn find_in_dir(dir: &Path, fp: &symgame_db::Fingerprint) -> Option<PathBuf> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(|e| Some(e.ok()?.path()))
-        .filter(|p| p.is_file())
+        // Hidden files are the writers' temporary files.
+        .filter(|p| {
+            p.is_file()
+                && !p
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
         .collect();
     paths.sort();
     paths
