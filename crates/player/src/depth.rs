@@ -7,7 +7,9 @@
 //! is a draw: end it) and the longest when it is not (it loses: hold out). A single-player
 //! database stores this distance already; it is used as stored.
 //!
-//! The search is a memoised depth-first search over the optimal successors, bounded per call
+//! A draw (every role the same reward) has no length here: it is never needed (a won
+//! position's value-keeping moves never lead to a draw) and would cost a search of every drawn
+//! line. The search is a memoised depth-first search over the optimal successors, bounded per call
 //! by a number of new states and a deadline: past them (or on a cycle of optimal moves, or in
 //! a state where several roles choose at once) the length is unknown, and nothing partial is
 //! kept.
@@ -71,6 +73,10 @@ impl Depths {
         }
         if let Some(&d) = self.memo.get(state) {
             return Some(d);
+        }
+        // A draw's length says nothing (and its moves lead to draws only): not computed.
+        if value.rewards.len() > 1 && value.rewards.iter().all(|&r| r == value.rewards[0]) {
+            return None;
         }
         if budget.states == 0 {
             return None;

@@ -76,20 +76,19 @@ fn check(name: &str, limit: usize) -> usize {
             break;
         }
         let v = db.value(&s).expect("a reachable state is in the database");
-        let d = depths
-            .depth(
-                &db,
-                &s,
-                &v,
-                deadline_in(std::time::Duration::from_secs(600)),
-            )
-            .expect("a length");
+        let d = depths.depth(
+            &db,
+            &s,
+            &v,
+            deadline_in(std::time::Duration::from_secs(600)),
+        );
         let best = *v.rewards.iter().max().unwrap();
         let winners: Vec<usize> = (0..v.rewards.len())
             .filter(|&p| v.rewards[p] == best)
             .collect();
         if let [w] = winners[..] {
             won += 1;
+            let d = d.expect("a won position has a length");
             let mut f = Forcing {
                 r,
                 winner: w,
@@ -101,9 +100,11 @@ fn check(name: &str, limit: usize) -> usize {
                 "{name}: won within {}: {s:?}",
                 d - 1
             );
+            assert_eq!(d == 0, r.is_terminal(&s));
+        } else {
+            assert_eq!(d, None, "{name}: a draw has no length");
         }
         if r.is_terminal(&s) {
-            assert_eq!(d, 0);
             continue;
         }
         for j in r.joint_moves(&s) {
