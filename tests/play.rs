@@ -6,7 +6,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 /// Runs `symgame play ARGS` with `input` on standard input: (exit code, stdout, stderr).
-fn play(args: &[&str], input: &str) -> (i32, String, String) {
+fn play(args: &[&str], input: impl AsRef<[u8]>) -> (i32, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_symgame"))
         .arg("play")
         .args(args)
@@ -18,7 +18,7 @@ fn play(args: &[&str], input: &str) -> (i32, String, String) {
         .expect("the binary runs");
     let mut stdin = child.stdin.take().expect("piped stdin");
     // The engine may end the game before reading every line.
-    let _ = stdin.write_all(input.as_bytes());
+    let _ = stdin.write_all(input.as_ref());
     drop(stdin);
     let out = child.wait_with_output().expect("the binary ends");
     (
@@ -175,10 +175,11 @@ fn without_a_table_it_solves_first_or_searches() {
 
 #[test]
 fn bad_moves_are_refused_and_the_end_of_input_ends_cleanly() {
-    let input = "(((\nnonsense\n(mark 4 4)\n\n(mark 1 1 1)\n";
+    let input = b"(((\nnonsense\n(mark 4 4)\n\n(mark 1 1 1)\n(mark \xff)\n";
     let (code, out, err) = play(&["gdl/tictactoe.kif", "--as", "xplayer"], input);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.matches("refused: ").count(), 4, "{out}");
+    assert_eq!(out.matches("could not read the line").count(), 1, "{out}");
     assert!(out.contains("legal moves: (mark 1 1) (mark 1 2)"), "{out}");
     assert!(out.ends_with("input ended; the game stops here\n"), "{out}");
     // Bad arguments: exit code 2 with a message.

@@ -209,6 +209,7 @@ impl Game {
                     None => return Ok(None),
                 }
             } else {
+                self.list_moves("moves", p, &legal, a);
                 let m = self
                     .engine
                     .choose(state, p, deadline_in(self.move_time))
@@ -249,17 +250,11 @@ impl Game {
             .map_or(String::new(), |v| format!(": {}", v.describe(p)))
     }
 
-    /// Asks the person for role `p`'s move until a legal one comes; `None` at the end of input.
-    fn ask(
-        &self,
-        p: usize,
-        legal: &[MoveId],
-        a: &Analysis,
-        lines: &mut impl Iterator<Item = std::io::Result<String>>,
-    ) -> Option<MoveId> {
-        let g = self.engine.game();
-        let role = &g.roles[p];
-        println!("your moves ({}):", role.name);
+    /// Role `p`'s legal moves, each with its value when it alone chooses, the perfect ones
+    /// starred.
+    fn list_moves(&self, heading: &str, p: usize, legal: &[MoveId], a: &Analysis) {
+        let role = &self.engine.game().roles[p];
+        println!("{heading} ({}):", role.name);
         for &m in legal {
             let choice = a
                 .choices
@@ -271,6 +266,19 @@ impl Game {
             };
             println!("  {star} {:24} {value}", role.moves[m].to_string());
         }
+    }
+
+    /// Asks the person for role `p`'s move until a legal one comes; `None` at the end of input.
+    fn ask(
+        &self,
+        p: usize,
+        legal: &[MoveId],
+        a: &Analysis,
+        lines: &mut impl Iterator<Item = std::io::Result<String>>,
+    ) -> Option<MoveId> {
+        let g = self.engine.game();
+        let role = &g.roles[p];
+        self.list_moves("your moves", p, legal, a);
         let mut errors = 0;
         loop {
             print!("your move ({})> ", role.name);
