@@ -67,7 +67,7 @@ fn a_scripted_game_against_the_table_ends_as_the_table_says() {
     let db = db.to_str().unwrap();
     let (code, _, err) = symgame(&["export", "gdl/tictactoe.kif", "--out", db]);
     assert_eq!(code, 0, "{err}");
-    let (code, out, err) = play(&["gdl/tictactoe.kif", "--db", db], &every_cell());
+    let (code, out, err) = play(&["gdl/tictactoe.kif", "--db", db], every_cell());
     assert_eq!(code, 0, "{err}");
     // The start is a draw; the script (cells in order) makes a losing move at some point, and
     // then the table says in how many moves the engine wins: it wins in exactly that many.

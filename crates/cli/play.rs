@@ -260,9 +260,19 @@ impl Game {
                 .choices
                 .iter()
                 .find(|c| c.joint[p] == m && a.mover == Some(p));
+            let probability = a
+                .strategies
+                .as_ref()
+                .and_then(|s| s.get(p)?.iter().find(|&&(n, _)| n == m));
             let (star, value) = match choice.and_then(|c| Some((c.optimal, c.value.as_ref()?))) {
                 Some((optimal, v)) => (if optimal { "*" } else { " " }, v.describe(p)),
-                None => (" ", String::new()),
+                None => match probability {
+                    Some((_, x)) => (
+                        if *x > 0.0 { "*" } else { " " },
+                        format!("probability {x:.3} in an optimal mixed strategy"),
+                    ),
+                    None => (" ", String::new()),
+                },
             };
             println!("  {star} {:24} {value}", role.moves[m].to_string());
         }

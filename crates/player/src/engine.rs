@@ -297,6 +297,7 @@ fn table_analysis(
         rewards: v.rewards.clone(),
         depth: depths.depth(db, state, v, deadline),
         exact: true,
+        mixed: v.mixed.clone(),
     };
     let value = assess(&answer.state, &answer.value);
     let mover = sole_mover(db.reasoner(), &answer.state);
@@ -332,6 +333,7 @@ fn table_analysis(
         value: Some(value),
         mover,
         choices,
+        strategies: answer.strategies.clone(),
     }
 }
 

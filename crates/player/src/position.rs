@@ -4,7 +4,7 @@
 use symgame_explicit::{MoveId, State};
 
 /// What the engine knows of a position's value.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Assessment {
     /// Every role's reward, in role order.
     pub rewards: Vec<u8>,
@@ -13,12 +13,23 @@ pub struct Assessment {
     pub depth: Option<u32>,
     /// Whether the rewards are proven (a table, or a search that finished); a guess otherwise.
     pub exact: bool,
+    /// A table of values in mixed strategies (simultaneous moves): every role's value (the
+    /// rewards are then the pure security levels).
+    pub mixed: Option<Vec<f64>>,
 }
 
 impl Assessment {
     /// How `role` fares, in words: "wins in 7", "draw", "loses in 5" (two or more roles), or
     /// "reward 100 in 3" (one role). A guess says so.
     pub fn describe(&self, role: usize) -> String {
+        if let Some(m) = &self.mixed {
+            let all: Vec<String> = m.iter().map(|x| format!("{x:.2}")).collect();
+            return format!(
+                "{:.2} in mixed strategies ({})",
+                m.get(role).copied().unwrap_or(0.0),
+                all.join("/")
+            );
+        }
         let mine = self.rewards.get(role).copied().unwrap_or(0);
         let best_other = self
             .rewards
@@ -50,7 +61,7 @@ impl Assessment {
 }
 
 /// One joint move from a position.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Choice {
     /// One move per role.
     pub joint: Vec<MoveId>,
@@ -63,7 +74,7 @@ pub struct Choice {
 }
 
 /// A position as the engine sees it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Analysis {
     /// The state.
     pub state: State,
@@ -76,10 +87,13 @@ pub struct Analysis {
     pub mover: Option<usize>,
     /// Every joint move with its value (empty in a terminal state).
     pub choices: Vec<Choice>,
+    /// A table of values in mixed strategies, where several roles choose: each role's optimal
+    /// mixed strategy, (move, probability) over its legal moves.
+    pub strategies: Option<Vec<Vec<(MoveId, f64)>>>,
 }
 
 /// Why the engine cannot answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct EngineError(pub String);
 
 impl std::fmt::Display for EngineError {

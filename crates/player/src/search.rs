@@ -26,6 +26,7 @@ fn evaluate(r: &Reasoner, state: &State, time: Duration) -> Option<Assessment> {
             rewards: goals(r, state),
             depth: Some(0),
             exact: true,
+            mixed: None,
         });
     }
     if r.num_roles() > 2 || time.is_zero() {
@@ -44,6 +45,7 @@ fn evaluate(r: &Reasoner, state: &State, time: Duration) -> Option<Assessment> {
             rewards,
             depth: None,
             exact: true,
+            mixed: None,
         }),
         Evaluation::Stopped(_) => None,
     }
@@ -65,6 +67,7 @@ pub(crate) fn analyse(
             value: evaluate(r, state, Duration::ZERO),
             mover: None,
             choices: Vec::new(),
+            strategies: None,
         };
     }
     let joints = r.joint_moves(state);
@@ -128,5 +131,6 @@ pub(crate) fn analyse(
         value,
         mover,
         choices,
+        strategies: None,
     }
 }
