@@ -130,6 +130,22 @@ fn the_engine_against_itself_plays_the_table_value() {
 }
 
 #[test]
+fn simultaneous_moves_follow_the_optimal_mixed_strategies() {
+    // penalty_kick: both roles choose at once; the table holds values in mixed strategies.
+    let (code, out, err) = play(&["gdl/penalty_kick.kif", "--as", "none"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("value     kicker: 66.67 in mixed strategies (66.67/33.33)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(kick right)             probability 0.667 in an optimal mixed strategy"),
+        "{out}"
+    );
+    assert!(out.contains("game over: "), "{out}");
+}
+
+#[test]
 fn a_solution_directory_is_a_table_too() {
     let dir = symgame_testkit::scratch_dir!("play-tests", "solution");
     let sol = dir.join("tictactoe-solution");

@@ -90,16 +90,7 @@ impl Engine {
 
     /// The moves of `joint` as text: the mover's move, or every role's.
     pub fn move_text(&self, joint: &[MoveId], mover: Option<usize>) -> String {
-        let g = self.game();
-        match mover {
-            Some(p) => g.roles[p].moves[joint[p]].to_string(),
-            None => joint
-                .iter()
-                .enumerate()
-                .map(|(p, &m)| format!("{}: {}", g.roles[p].name, g.roles[p].moves[m]))
-                .collect::<Vec<_>>()
-                .join(", "),
-        }
+        move_text(self.game(), joint, mover)
     }
 
     /// The position `state`: its value and every move's (searching until `deadline` when
@@ -148,8 +139,9 @@ impl Engine {
         if a.terminal {
             return Err(EngineError("the game is over".to_string()));
         }
-        if let Some(strategy) = self.mixed_strategy(state, role)? {
-            return Ok(self.sample(&strategy));
+        // Where both roles choose in a table of mixed values: the role's optimal strategy.
+        if let Some(strategy) = a.strategies.as_ref().and_then(|s| s.get(role)) {
+            return Ok(self.sample(strategy));
         }
         let mut best: Option<(Key, Vec<MoveId>)> = None;
         for &m in &legal {
@@ -176,25 +168,6 @@ impl Engine {
         (0..self.reasoner().num_roles())
             .map(|p| self.choose(state, p, deadline))
             .collect()
-    }
-
-    /// The role's optimal mixed strategy from a table of mixed values, where both roles
-    /// choose.
-    fn mixed_strategy(
-        &self,
-        state: &State,
-        role: usize,
-    ) -> Result<Option<Vec<(MoveId, f64)>>, EngineError> {
-        let Knowledge::Table(db) = &self.knowledge else {
-            return Ok(None);
-        };
-        if db.metadata().mixed.is_empty() {
-            return Ok(None);
-        }
-        let answer = db.answer(state).map_err(|e| EngineError(e.to_string()))?;
-        Ok(answer
-            .strategies
-            .and_then(|mut s| (role < s.len()).then(|| s.swap_remove(role))))
     }
 
     fn sample(&mut self, strategy: &[(MoveId, f64)]) -> MoveId {
