@@ -46,6 +46,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             )));
         }
     }
+    crate::tempfiles::register_spill();
     let server = Server::http((a.bind, a.port))
         .map_err(|e| Failure::input(format!("cannot listen on {}:{}: {e}", a.bind, a.port)))?;
     let addr = server
@@ -62,36 +63,58 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let served = Arc::new(AtomicU64::new(0));
     let cancel = cancel_flag();
     // Every match can wait for its move at once, and a few more for info and errors.
-    let workers: Vec<_> = (0..usize::from(a.max_matches) + 2)
-        .map(|_| {
-            let (server, player, served, cancel) = (
-                server.clone(),
-                player.clone(),
-                served.clone(),
-                cancel.clone(),
-            );
-            std::thread::spawn(move || {
-                while !cancel.load(Ordering::Relaxed) {
-                    match server.recv_timeout(Duration::from_millis(200)) {
-                        Ok(Some(request)) => {
-                            served.fetch_add(1, Ordering::Relaxed);
-                            serve(&player, request);
-                        }
-                        Ok(None) => {}
-                        Err(e) => eprintln!("symgame serve: {e}"),
+    for _ in 0..usize::from(a.max_matches) + 2 {
+        let (server, player, served, cancel) = (
+            server.clone(),
+            player.clone(),
+            served.clone(),
+            cancel.clone(),
+        );
+        std::thread::spawn(move || {
+            while !cancel.load(Ordering::Relaxed) {
+                match server.recv_timeout(Duration::from_millis(200)) {
+                    Ok(Some(request)) => {
+                        served.fetch_add(1, Ordering::Relaxed);
+                        serve(&player, request);
                     }
+                    Ok(None) => {}
+                    Err(e) => eprintln!("symgame serve: {e}"),
                 }
-            })
-        })
-        .collect();
-    for w in workers {
-        let _ = w.join();
+            }
+        });
+    }
+    // Until Ctrl-C or SIGTERM; a worker busy with a start clock is not waited for.
+    while !cancel.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Tables still being solved are abandoned: their temporary files go.
+    crate::tempfiles::remove_own();
+    remove_own_temporaries(&std::env::temp_dir());
+    if let Some(dir) = &a.db_dir {
+        remove_own_temporaries(dir);
     }
     eprintln!(
         "symgame serve: interrupted after {} messages; stopped",
         served.load(Ordering::Relaxed)
     );
     Ok(())
+}
+
+/// Removes this process's hidden working directories and temporary files in `dir`
+/// (`.NAME.solve-PID-*` and `.NAME.tmp-PID-*`, from solving tables that were not finished).
+fn remove_own_temporaries(dir: &std::path::Path) {
+    let pid = std::process::id();
+    let marks = [format!(".solve-{pid}-"), format!(".tmp-{pid}-")];
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') && marks.iter().any(|m| name.contains(m.as_str())) {
+            let p = e.path();
+            let _ = std::fs::remove_dir_all(&p).or_else(|_| std::fs::remove_file(&p));
+        }
+    }
 }
 
 fn header(name: &str, value: &str) -> Header {
