@@ -13,7 +13,9 @@ mod hardening_files;
 mod hardening_flags;
 mod hardening_gdl;
 mod plan;
+mod play;
 mod prove;
+mod serve;
 mod solve;
 mod verify;
 
