@@ -58,7 +58,8 @@ impl FluentGroup {
 /// * the fluent `k` of a group is true iff the group's bits hold its code
 ///   ([`Encoding::fluent_literals`]); a code that belongs to no fluent reads as "none of the
 ///   group" and never occurs in a set computed from the initial state by images (the groups
-///   are inductive invariants of the game).
+///   are inductive invariants of the game, or, for [`Encoding::assumed`] groups, assumptions
+///   the search checks before it trusts an image).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Encoding {
     kind: EncodingKind,
