@@ -13,6 +13,7 @@ mod hardening_files;
 mod hardening_flags;
 mod hardening_gdl;
 mod plan;
+mod plot;
 mod prove;
 mod solve;
 mod verify;

@@ -274,7 +274,8 @@ fn draw_bands<DB: DrawingBackend>(
         let color = bands.colors[band];
         let bars = bands.layers.iter().filter_map(|(depth, values)| {
             let total: f64 = values.iter().sum();
-            if total <= 0.0 {
+            // An empty band has no segment (not one of no height).
+            if total <= 0.0 || values[band] <= 0.0 {
                 return None;
             }
             let below: f64 = values[..band].iter().sum();
