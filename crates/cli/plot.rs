@@ -240,9 +240,11 @@ fn draw_sizes<DB: DrawingBackend>(
             .label(line.name)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
     }
+    // Lower right: the lines of a game's last layers come down towards it, but stay far above
+    // the axis (a layer has at least one state).
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(SeriesLabelPosition::LowerRight)
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .draw()
