@@ -234,14 +234,20 @@ fn a_json_run_stopped_by_a_limit_prints_its_report() {
         assert!(why.contains("time limit"), "{command}: {out}");
         assert!(report["setup_phases"].is_array(), "{command}: {out}");
     }
-    // Stopped between layers: the finished layers and the reason.
+    // Stopped after the forward search, before a layer was solved: the report and the reason;
+    // no picture of nothing.
+    let dir = symgame_testkit::scratch_dir!("plot", "json-stopped");
+    let svg_path = dir.join("none.svg");
     let (code, out, err) = symgame(&[
         "solve",
         "--json",
         "--node-limit",
         "2000",
+        "--plot",
+        svg_path.to_str().unwrap(),
         "gdl/connect4_4x4.kif",
     ]);
     assert_eq!(code, 3, "{err}");
     assert_eq!(json(&out)["stopped"], "NodeLimit", "{out}");
+    assert!(!svg_path.exists() && err.contains("not written"), "{err}");
 }

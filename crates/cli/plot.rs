@@ -38,8 +38,12 @@ struct Bands {
     what: String,
 }
 
-/// Writes the plot of a breadth-first search to `path`.
+/// Writes the plot of a breadth-first search to `path` (nothing if no layer finished).
 pub fn reach(path: &Path, game: &str, stats: &ReachStats) -> Result<(), Failure> {
+    if stats.layers.is_empty() {
+        not_drawn(Some(path));
+        return Ok(());
+    }
     let depths = || stats.layers.iter().enumerate();
     let lines = [
         Line {
@@ -57,8 +61,13 @@ pub fn reach(path: &Path, game: &str, stats: &ReachStats) -> Result<(), Failure>
     write(path, &draw(&title, &lines, None)?)
 }
 
-/// Writes the plot of a solve to `path`: layer sizes, and the states by value below.
+/// Writes the plot of a solve to `path`: layer sizes, and the states by value below (nothing
+/// if no layer was solved).
 pub fn solve(path: &Path, game: &str, stats: &SolveStats) -> Result<(), Failure> {
+    if stats.layers.is_empty() {
+        not_drawn(Some(path));
+        return Ok(());
+    }
     let mut layers: Vec<_> = stats.layers.iter().collect();
     layers.sort_by_key(|l| l.depth);
     let lines = [
@@ -338,6 +347,17 @@ fn write(path: &Path, text: &str) -> Result<(), Failure> {
         let _ = std::fs::remove_file(&tmp);
         fail("cannot write the plot (renaming the temporary file)", e)
     })
+}
+
+/// Says on stderr that the picture at `path` (if asked for) is not drawn: the run stopped
+/// before its first layer (no empty chart is written).
+pub fn not_drawn(path: Option<&Path>) {
+    if let Some(p) = path {
+        eprintln!(
+            "--plot {}: not written: the run stopped before its first layer",
+            p.display()
+        );
+    }
 }
 
 /// How a run with `--plot` ends: its own result, unless the plot could not be written; then

@@ -168,6 +168,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             if f.kind == Kind::Limit {
                 progress.clear();
                 report_setup(&header, &log.phases(), &[], &f.to_string(), a.output.json)?;
+                crate::plot::not_drawn(a.plot.plot.as_deref());
             }
             return Err(f);
         }
@@ -221,6 +222,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             let failure = Failure::from(e).about(a.game.display());
             let (phases, json) = (log.phases(), a.output.json);
             report_setup(&header, &phases, &explicit_done, &failure.to_string(), json)?;
+            crate::plot::not_drawn(a.plot.plot.as_deref());
             return Err(failure);
         }
     };

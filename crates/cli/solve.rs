@@ -165,9 +165,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
     progress.clear();
     let stats = match stats {
         Ok(stats) => stats,
-        Err(f) if f.kind == Kind::Limit && a.output.json => {
+        Err(f) if f.kind == Kind::Limit => {
             // Stopped in the set-up: the JSON report says how far it got.
-            print_setup(&names, &log.phases(), &f.to_string())?;
+            if a.output.json {
+                print_setup(&names, &log.phases(), &f.to_string())?;
+            }
+            crate::plot::not_drawn(a.plot.plot.as_deref());
             return Err(f);
         }
         Err(f) => return Err(f),
