@@ -12,13 +12,26 @@ use num_bigint::BigUint;
 use std::cell::Cell;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use symgame_explicit::Exploration;
 use symgame_symbolic::{PlanStats, ReachStats, SetupLog, SolveStats};
 
 /// How often the bar is redrawn while nothing new is reported.
 const TICK: Duration = Duration::from_millis(250);
+
+/// The bar on the terminal now, for the watchdog to clear before it prints its last words.
+static SHOWN: Mutex<Option<ProgressBar>> = Mutex::new(None);
+
+/// Clears the bar on the terminal, if any (the watchdog, before it prints and ends the run).
+pub fn clear_shown() {
+    // try_lock: never wait for a thread stopped while it held the lock.
+    if let Ok(mut shown) = SHOWN.try_lock() {
+        if let Some(bar) = shown.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
 
 /// The progress bar of one command.
 pub struct Progress {
@@ -60,6 +73,9 @@ impl Progress {
         if on {
             p.bar.set_style(p.style(false));
             p.bar.enable_steady_tick(TICK);
+            if let Ok(mut shown) = SHOWN.lock() {
+                *shown = Some(p.bar.clone());
+            }
         }
         p
     }
