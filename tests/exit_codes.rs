@@ -84,7 +84,7 @@ fn bad_input_exits_2_in_every_command() {
     let bad = bad.to_str().unwrap();
     let db = d.join("t.db");
     let db = db.to_str().unwrap();
-    let commands: [&[&str]; 8] = [
+    let commands: [&[&str]; 9] = [
         &["info"],
         &["explore"],
         &["prove"],
@@ -93,6 +93,7 @@ fn bad_input_exits_2_in_every_command() {
         &["verify"],
         &["export", "--out", db],
         &["plan"],
+        &["play"],
     ];
     let games = [
         (bad, "bad.kif:2:"),

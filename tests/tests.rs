@@ -13,8 +13,10 @@ mod hardening_files;
 mod hardening_flags;
 mod hardening_gdl;
 mod plan;
+mod play;
 mod plot;
 mod prove;
+mod serve;
 mod solve;
 mod verify;
 

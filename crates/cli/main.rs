@@ -22,9 +22,11 @@ mod explore;
 mod export;
 mod info;
 mod plan;
+mod play;
 mod prove;
 mod query;
 mod reach;
+mod serve;
 mod solve;
 mod verify;
 
@@ -59,6 +61,11 @@ enum Command {
     Query(query::Args),
     /// An optimal plan to a goal state (BFS, bidirectional BFS, Dijkstra or BDDA*), replayed.
     Plan(plan::Args),
+    /// Play a game in the terminal against the engine (perfect from a table), or watch it
+    /// play itself.
+    Play(play::Args),
+    /// A player for the GGP communication protocol (HTTP POST of KIF messages).
+    Serve(serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -73,6 +80,8 @@ fn main() -> ExitCode {
         Command::Export(a) => export::run(a),
         Command::Query(a) => query::run(a),
         Command::Plan(a) => plan::run(a),
+        Command::Play(a) => play::run(a),
+        Command::Serve(a) => serve::run(a),
     };
     match result {
         Ok(()) => ExitCode::from(failure::EXIT_OK),

@@ -174,58 +174,78 @@ pub fn run(a: Args) -> Result<(), Failure> {
         }
     };
     log.finish(None);
-    let explicit = explicit_prefix(&a, &game, &clock, &log);
-    if let (Some(run), Ok(mut done)) = (&explicit, finished.lock()) {
-        done.explicit = explicit_layers(run);
-    }
-    let opts = SymbolicOptions {
-        cluster_nodes: a.cluster_nodes,
-        terminal_cluster_nodes: a.terminal_cluster_nodes,
-        goals: false,
-        // Reachability needs only images: a game too large to compile once is compiled
-        // within each layer.
-        layerwise_fallback: true,
-        setup_log: Some(log.clone()),
-        ..a.encoding.options(&clock)
-    };
-    let encoding = Encoding::with_options(&game, &opts);
-    let setup_seconds = started.elapsed().as_secs_f64();
-    let (bits, mutex_groups) = (
-        encoding.num_bits(),
-        encoding
-            .fluent_groups()
-            .iter()
-            .filter(|g| g.fluents.len() > 1)
-            .count(),
-    );
-    if let Ok(mut done) = finished.lock() {
-        done.encoding = Some((game.fluents.len(), bits, mutex_groups, setup_seconds));
-    }
-    let limits = a.limits.limits(&clock);
-    let setup = a.engine.setup(&game, encoding, &config, &opts);
-    let explicit_done = explicit.as_ref().map(explicit_layers).unwrap_or_default();
-    let stats = setup.run(ReachJob {
-        limits: &limits,
-        explicit,
-        progress: |s: &ReachStats| {
-            progress.reach(s);
-            if let Ok(mut done) = finished.lock() {
-                done.stats = Some(s.clone());
-            }
-        },
-    });
-    progress.clear();
-    let stats = match stats {
-        Ok(stats) => stats,
-        Err(e) => {
-            // Stopped or failed in the set-up: say how far it got, also under --json.
-            let failure = Failure::from(e).about(a.game.display());
-            let (phases, json) = (log.phases(), a.output.json);
-            report_setup(&header, &phases, &explicit_done, &failure.to_string(), json)?;
-            crate::plot::not_drawn(a.plot.plot.as_deref());
-            return Err(failure);
+    let mut assume = true;
+    let (stats, bits, mutex_groups, setup_seconds) = loop {
+        let explicit = explicit_prefix(&a, &game, &clock, &log);
+        if let (Some(run), Ok(mut done)) = (&explicit, finished.lock()) {
+            done.explicit = explicit_layers(run);
         }
+        let opts = SymbolicOptions {
+            cluster_nodes: a.cluster_nodes,
+            terminal_cluster_nodes: a.terminal_cluster_nodes,
+            goals: false,
+            // Reachability needs only images: a game too large to compile once is compiled
+            // within each layer.
+            layerwise_fallback: true,
+            // Where the mutex proof gives up, the groups that playouts did not break are
+            // assumed and checked by the search; if one breaks, the set-up runs again.
+            assume_groups: assume,
+            setup_log: Some(log.clone()),
+            ..a.encoding.options(&clock)
+        };
+        let encoding = Encoding::with_options(&game, &opts);
+        let setup_seconds = started.elapsed().as_secs_f64();
+        let (bits, mutex_groups) = (
+            encoding.num_bits(),
+            encoding
+                .fluent_groups()
+                .iter()
+                .filter(|g| g.fluents.len() > 1)
+                .count(),
+        );
+        if let Ok(mut done) = finished.lock() {
+            done.encoding = Some((game.fluents.len(), bits, mutex_groups, setup_seconds));
+        }
+        let limits = a.limits.limits(&clock);
+        let setup = a.engine.setup(&game, encoding, &config, &opts);
+        let explicit_done = explicit.as_ref().map(explicit_layers).unwrap_or_default();
+        let stats = setup.run(ReachJob {
+            limits: &limits,
+            explicit,
+            progress: |s: &ReachStats| {
+                progress.reach(s);
+                if let Ok(mut done) = finished.lock() {
+                    done.stats = Some(s.clone());
+                }
+            },
+        });
+        let stats = match stats {
+            // The bar goes on through the retry.
+            Ok(stats) if stats.assumption_broken && assume => {
+                log.start("retry");
+                log.note(format!(
+                    "an assumed fluent group breaks in layer {}: set-up again with proven \
+                     groups only",
+                    stats.layers.len()
+                ));
+                log.finish(None);
+                assume = false;
+                continue;
+            }
+            Ok(stats) => stats,
+            Err(e) => {
+                // Stopped or failed in the set-up: say how far it got, also under --json.
+                progress.clear();
+                let failure = Failure::from(e).about(a.game.display());
+                let (phases, json) = (log.phases(), a.output.json);
+                report_setup(&header, &phases, &explicit_done, &failure.to_string(), json)?;
+                crate::plot::not_drawn(a.plot.plot.as_deref());
+                return Err(failure);
+            }
+        };
+        break (stats, bits, mutex_groups, setup_seconds);
     };
+    progress.clear();
     let facts = RunFacts {
         fluents: game.fluents.len(),
         bits,

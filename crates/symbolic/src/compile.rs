@@ -681,6 +681,37 @@ pub(crate) fn next_bit_functions<E: BddEngine>(
     Ok(out)
 }
 
+/// For an encoding whose groups are assumed ([`Encoding::assumed`]): the states where the
+/// current joint move of `comp` breaks a group (two of its fluents true next, or none of an
+/// exactly-one group). `None` for proven groups.
+pub(crate) fn group_violation<E: BddEngine>(
+    e: &E,
+    enc: &Encoding,
+    comp: &Compiler<'_, E>,
+    game: &GroundGame,
+) -> BddResult<Option<E::Bdd>> {
+    if !enc.assumed() {
+        return Ok(None);
+    }
+    let mut broken = e.constant(false);
+    for group in enc.fluent_groups() {
+        if group.fluents.len() < 2 || !group.fluents.iter().any(|&f| comp.next_may_change(f)) {
+            continue;
+        }
+        let nfs = group
+            .fluents
+            .iter()
+            .map(|&f| comp.lit(game.next[f]))
+            .collect::<BddResult<Vec<_>>>()?;
+        let (two, none) = crate::disjunction::two_and_none(e, &nfs)?;
+        broken = e.or(&broken, &two)?;
+        if group.exactly_one {
+            broken = e.or(&broken, &none)?;
+        }
+    }
+    Ok(Some(broken))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

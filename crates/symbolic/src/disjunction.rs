@@ -117,3 +117,16 @@ pub(crate) fn cluster_parts<E: BddEngine>(
     }
     Ok(out)
 }
+
+/// `(two, none)`: the states where at least two of `bs` are true; those where none is.
+pub(crate) fn two_and_none<E: BddEngine>(e: &E, bs: &[E::Bdd]) -> BddResult<(E::Bdd, E::Bdd)> {
+    let mut none = e.constant(true);
+    let mut one = e.constant(false);
+    let mut two = e.constant(false);
+    for b in bs {
+        two = e.or(&two, &e.and(&one, b)?)?;
+        one = e.or(&e.and_not(&one, b)?, &e.and(&none, b)?)?;
+        none = e.and_not(&none, b)?;
+    }
+    Ok((two, none))
+}

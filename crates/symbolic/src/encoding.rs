@@ -77,6 +77,9 @@ pub struct Encoding {
     num_bits: u32,
     current: VarSet,
     next: VarSet,
+    /// Whether the groups are assumed (not proven): see [`Encoding::assumed`].
+    #[serde(default)]
+    assumed: bool,
 }
 
 impl Encoding {
@@ -130,7 +133,36 @@ impl Encoding {
             num_bits: bit,
             current: (0..bit).map(|b| 2 * b).collect(),
             next: (0..bit).map(|b| 2 * b + 1).collect(),
+            assumed: false,
         }
+    }
+
+    /// Whether the groups are assumptions rather than proven invariants: candidates that
+    /// random playouts did not break, taken when the mutex proof gave up
+    /// ([`SymbolicOptions::assume_groups`](crate::SymbolicOptions::assume_groups)). A search on
+    /// such an encoding must check, before it expands a set, that no legal joint move breaks a
+    /// group there ([`SymbolicGame::assumption_broken`](crate::SymbolicGame::assumption_broken)).
+    pub fn assumed(&self) -> bool {
+        self.assumed
+    }
+
+    /// This encoding with its groups marked as assumed (see [`Encoding::assumed`]).
+    pub fn into_assumed(mut self) -> Encoding {
+        self.assumed = true;
+        self
+    }
+
+    /// Whether the state with the true fluents `fluents` breaks a group: two of its fluents
+    /// true, or none of an exactly-one group (such a state has no code in this encoding).
+    pub fn breaks_groups(&self, fluents: impl IntoIterator<Item = usize>) -> bool {
+        let mut count = vec![0u32; self.groups.len()];
+        for f in fluents {
+            count[self.group_of[f].0 as usize] += 1;
+        }
+        self.groups
+            .iter()
+            .zip(&count)
+            .any(|(g, &c)| c > 1 || (g.exactly_one && c == 0))
     }
 
     /// Plain or compact.

@@ -39,6 +39,8 @@ pub struct SymbolicGame<'e, E: BddEngine> {
     layerwise: Option<Layerwise>,
     has_successor: OnceLock<E::Bdd>,
     potential: OnceLock<Option<Vec<E::Bdd>>>,
+    /// Set when a search found an assumed group broken ([`Self::assumption_broken`]).
+    broken: std::sync::atomic::AtomicBool,
 }
 
 impl<'e, E: BddEngine> SymbolicGame<'e, E> {
@@ -99,6 +101,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             encoding,
             has_successor: OnceLock::new(),
             potential: OnceLock::new(),
+            broken: Default::default(),
         };
         match g.compile(game, opts) {
             Err(err) if opts.layerwise_fallback && opts.setup_expired().is_ok() => {
@@ -122,6 +125,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
                     game: game.clone(),
                     max_joint_moves: opts.max_joint_moves,
                     cut_nodes: opts.layerwise_cut_nodes,
+                    broken: Default::default(),
                 });
                 Ok(g)
             }
@@ -305,6 +309,25 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
     /// legal or terminal BDDs, and the pre-images fail.
     pub fn is_layerwise(&self) -> bool {
         self.layerwise.is_some()
+    }
+
+    /// Whether a search found a group of an assumed encoding ([`Encoding::assumed`]) broken:
+    /// some legal joint move of a state it expanded makes two fluents of a group true (or none
+    /// of an exactly-one group). The images from then on are not to be trusted; `reach` stops
+    /// and its caller runs again with proven groups only.
+    pub fn assumption_broken(&self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.broken.load(Relaxed)
+            || self
+                .layerwise
+                .as_ref()
+                .is_some_and(|lw| lw.broken.load(Relaxed))
+    }
+
+    /// Records that an assumed group is broken ([`Self::assumption_broken`]).
+    pub(crate) fn mark_broken(&self) {
+        self.broken
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The game compiled within each layer, if it is.

@@ -15,7 +15,7 @@ use symgame_bdd::BddEngine;
 use symgame_ground::GroundGame;
 use symgame_limits::Guard;
 
-use crate::compile::{joint_moves, next_bit_functions, Compiler};
+use crate::compile::{group_violation, joint_moves, next_bit_functions, Compiler};
 use crate::disjunction::{and_not_all, or_all};
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
@@ -29,6 +29,9 @@ pub(crate) struct Layerwise {
     pub(crate) max_joint_moves: usize,
     /// Conditions over this many nodes are cut to the layer ([`Compiler::within`]).
     pub(crate) cut_nodes: usize,
+    /// Set when a joint move legal in an expanded set breaks an assumed group
+    /// ([`Encoding::assumed`]): the image of that set is not to be trusted.
+    pub(crate) broken: std::sync::atomic::AtomicBool,
 }
 
 impl Layerwise {
@@ -98,6 +101,12 @@ impl Layerwise {
         for (jm, cond) in joint {
             stop().map_err(SymbolicError::Stopped)?;
             comp.set_joint_move(&jm)?;
+            if let Some(v) = group_violation(e, enc, &comp, game)? {
+                if !e.is_false(&e.and(&cond, &v)?) {
+                    self.broken
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
             let fns = next_bit_functions(e, enc, &comp, game)?;
             let touched: Vec<u32> = fns.iter().map(|(b, _)| *b).collect();
             // Conjuncts by descending variable, as `Partition` applies them.

@@ -30,6 +30,7 @@ use symgame_bdd::{BddEngine, BddResult, BiodivineEngine, EngineConfig};
 use symgame_ground::{GroundGame, GroundTerm};
 
 use crate::compile::{joint_moves, Compiler};
+use crate::disjunction::two_and_none;
 use crate::encoding::{Encoding, FluentGroup};
 use crate::error::SymbolicError;
 use crate::options::{EncodingKind, Order, SymbolicOptions};
@@ -49,6 +50,9 @@ pub struct MutexProof {
     pub rounds: usize,
     /// Why no group was proven (a budget or the game's size), if so.
     pub gave_up: Option<String>,
+    /// Whether `groups` are assumed, not proven: the proof gave up and
+    /// [`MutexBudget::assume_on_give_up`] took the candidates random playouts did not break.
+    pub assumed: bool,
 }
 
 /// Budgets of [`prove_groups_within`].
@@ -66,6 +70,9 @@ pub struct MutexBudget {
     /// No single BDD operation of the proof builds more nodes than this (past it, the proof
     /// gives up: no groups).
     pub max_operation_nodes: usize,
+    /// When the proof gives up: assume the candidates that a second of random playouts did not
+    /// break (see [`MutexProof::assumed`]) instead of no groups.
+    pub assume_on_give_up: bool,
 }
 
 impl Default for MutexBudget {
@@ -76,6 +83,7 @@ impl Default for MutexBudget {
             max_rounds: 20,
             max_invariant_nodes: 100_000,
             max_operation_nodes: 4_000_000,
+            assume_on_give_up: false,
         }
     }
 }
@@ -98,9 +106,15 @@ impl Encoding {
                     budget.time = budget.time.min(left.mul_f64(0.2));
                     budget.max_operation_nodes = budget.max_operation_nodes.min(1_000_000);
                 }
+                budget.assume_on_give_up = opts.assume_groups;
                 opts.phase("mutex");
                 let proof = prove_groups_within(game, &budget);
                 opts.phase_note(match &proof.gave_up {
+                    Some(why) if proof.assumed => format!(
+                        "gave up ({why}): {} groups assumed from playouts, checked during the \
+                         search",
+                        proof.groups.iter().filter(|g| g.fluents.len() > 1).count()
+                    ),
                     Some(why) => format!("gave up ({why}): plain encoding"),
                     None => format!(
                         "{} of {} candidates proven ({} exactly one)",
@@ -110,7 +124,11 @@ impl Encoding {
                 let enc =
                     Encoding::from_groups(game, EncodingKind::Compact, opts.order, proof.groups);
                 opts.phase_done(None);
-                enc
+                if proof.assumed {
+                    enc.into_assumed()
+                } else {
+                    enc
+                }
             }
         }
     }
@@ -202,6 +220,7 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
         proven_exactly_one: 0,
         rounds: 0,
         gave_up: None,
+        assumed: false,
     };
     let singles = || (0..game.fluents.len()).map(FluentGroup::single).collect();
     if candidates.is_empty() {
@@ -233,21 +252,17 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
             proof.groups = singles();
         }
     }
+    if proof.gave_up.is_some() && budget.assume_on_give_up {
+        let (mut amo, mut alo) = claims_of_init(game, &candidates);
+        falsify_by_playouts(game, &candidates, &mut amo, &mut alo, ASSUME_PLAYOUTS);
+        proof.groups = choose(game.fluents.len(), &candidates, &amo, &alo);
+        proof.assumed = proof.groups.iter().any(|g| g.fluents.len() > 1);
+    }
     proof
 }
 
-/// `(two, none)`: the states where at least two of `bs` are true; those where none is.
-fn two_and_none<E: BddEngine>(e: &E, bs: &[E::Bdd]) -> BddResult<(E::Bdd, E::Bdd)> {
-    let mut none = e.constant(true);
-    let mut one = e.constant(false);
-    let mut two = e.constant(false);
-    for b in bs {
-        two = e.or(&two, &e.and(&one, b)?)?;
-        one = e.or(&e.and_not(&one, b)?, &e.and(&none, b)?)?;
-        none = e.and_not(&none, b)?;
-    }
-    Ok((two, none))
-}
+/// How long random playouts try to break the candidates before they are assumed.
+const ASSUME_PLAYOUTS: Duration = Duration::from_secs(1);
 
 /// Per candidate: whether "at most one" and whether "at least one" is proven.
 type Claims = (Vec<bool>, Vec<bool>);

@@ -84,6 +84,11 @@ pub struct SymbolicOptions {
     /// Compiled within a layer, a condition's BDD (or a step of one) over this many nodes is
     /// cut to the layer (conjoined with it); smaller ones stay exact, cheap to combine.
     pub layerwise_cut_nodes: usize,
+    /// When the mutex proof gives up, assume the candidate groups that random playouts did not
+    /// break instead of falling back to the plain encoding ([`Encoding::assumed`](crate::Encoding::assumed)). Only for
+    /// forward searches that check the assumptions as they go ([`reach`](crate::reach) does); off by default.
+    #[serde(default)]
+    pub assume_groups: bool,
     /// Building the encoding and compiling the game stop at this instant
     /// ([`SymbolicError::Stopped`](crate::SymbolicError::Stopped) with [`crate::StopReason::TimeLimit`]; the mutex proof gives
     /// up soundly, with fewer groups): a command's time limit covers its set-up too.
@@ -139,6 +144,7 @@ impl Default for SymbolicOptions {
             layerwise_fallback: false,
             max_condition_nodes: 1_000_000,
             layerwise_cut_nodes: 256,
+            assume_groups: false,
             setup_deadline: None,
             setup_log: None,
         }

@@ -7,7 +7,7 @@ use std::fmt;
 use symgame_bdd::{BddEngine, BddResult, Var, VarSet};
 use symgame_ground::GroundGame;
 
-use crate::compile::{next_bit_functions, Compiler, JointMove};
+use crate::compile::{group_violation, next_bit_functions, Compiler, JointMove};
 use crate::disjunction::{and_not_all, cluster_parts};
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
@@ -37,6 +37,9 @@ pub struct Partition<E: BddEngine> {
     bits: Vec<u32>,
     /// The terminal parts this part can make true (merged), see [`Partition::terminal_parts`].
     terminal_parts: Vec<E::Bdd>,
+    /// With assumed groups ([`Encoding::assumed`]): the states where a joint move of this part
+    /// is legal and breaks a group (`None`: none can).
+    violation: Option<E::Bdd>,
     quant_cur: VarSet,
     quant_next: VarSet,
     to_cur: Vec<(Var, Var)>,
@@ -52,6 +55,7 @@ impl<E: BddEngine> Clone for Partition<E> {
             touched: self.touched.clone(),
             bits: self.bits.clone(),
             terminal_parts: self.terminal_parts.clone(),
+            violation: self.violation.clone(),
             quant_cur: self.quant_cur.clone(),
             quant_next: self.quant_next.clone(),
             to_cur: self.to_cur.clone(),
@@ -109,6 +113,16 @@ impl<E: BddEngine> Partition<E> {
             to_next: bits.iter().map(|&b| (cur(b), next(b))).collect(),
             bits,
             terminal_parts: Vec::new(),
+            violation: None,
+        }
+    }
+
+    /// Whether a joint move of this part breaks an assumed group in some state of `s`
+    /// (always false with proven groups).
+    pub(crate) fn breaks_groups(&self, e: &E, s: &E::Bdd) -> BddResult<bool> {
+        match &self.violation {
+            None => Ok(false),
+            Some(v) => Ok(!e.is_false(&e.and(v, s)?)),
         }
     }
 
@@ -222,6 +236,10 @@ pub(crate) fn per_joint_move<E: BddEngine>(
         opts.setup_expired().map_err(SymbolicError::Stopped)?;
         comp.set_joint_move(&jm)?;
         let fns = next_bit_functions(e, enc, comp, game)?;
+        let violation = match group_violation(e, enc, comp, game)? {
+            Some(v) => Some(e.and(&cond, &v)?).filter(|v| !e.is_false(v)),
+            None => None,
+        };
         let touched: Vec<u32> = fns.iter().map(|(b, _)| *b).collect();
         // Bottom-up: largest bit first.
         let mut eqs = Vec::with_capacity(fns.len());
@@ -234,16 +252,17 @@ pub(crate) fn per_joint_move<E: BddEngine>(
             }
             eqs.push((Encoding::next_bit_var(*b), eq));
         }
-        let part = match acc {
+        let mut part = match acc {
             Some(a) => {
                 let rel = e.and(&cond, &a)?;
-                if e.is_false(&rel) {
+                if e.is_false(&rel) && violation.is_none() {
                     continue;
                 }
                 Partition::new(enc, vec![jm], rel, Vec::new(), touched)
             }
             None => Partition::new(enc, vec![jm], cond, eqs, touched),
         };
+        part.violation = violation;
         partitions.push(part);
     }
     Ok(partitions)
@@ -395,7 +414,12 @@ fn merge<E: BddEngine>(
     joint.extend(b.joint_moves.iter().cloned());
     let mut bits = a.bits.clone();
     bits.extend(b.bits.iter().copied());
-    Ok(Partition::new(enc, joint, rel, Vec::new(), bits))
+    let mut merged = Partition::new(enc, joint, rel, Vec::new(), bits);
+    merged.violation = match (&a.violation, &b.violation) {
+        (Some(x), Some(y)) => Some(e.or(x, y)?),
+        (x, y) => x.clone().or_else(|| y.clone()),
+    };
+    Ok(merged)
 }
 
 /// The literals on `vars` that every satisfying assignment of `f` has, ascending.

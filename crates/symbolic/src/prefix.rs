@@ -192,6 +192,12 @@ impl ExplicitRun {
         self.seconds += started.elapsed().as_secs_f64();
     }
 
+    /// Whether a state of the run breaks a group of `enc` (only assumed groups can be broken;
+    /// see [`Encoding::assumed`]).
+    pub(crate) fn breaks_groups(&self, enc: &Encoding) -> bool {
+        enc.assumed() && self.seen.iter().any(|s| enc.breaks_groups(s.fluents()))
+    }
+
     /// For a game compiled within each layer: goes on up to layers of
     /// [`ExplicitPrefix::layerwise_states`] states, in at most
     /// [`ExplicitPrefix::max_seconds`] more and a third of the time limit.

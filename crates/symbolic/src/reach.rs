@@ -59,6 +59,12 @@ pub struct ReachStats {
     pub seconds: f64,
     /// `Some` when the run stopped before the end.
     pub stopped: Option<StopReason>,
+    /// The encoding's groups were assumed and a state about to be expanded breaks one
+    /// ([`SymbolicGame::assumption_broken`](crate::SymbolicGame::assumption_broken)): the layers
+    /// before it are exact, the search stopped there, and the caller should run again with
+    /// proven groups.
+    #[serde(default)]
+    pub assumption_broken: bool,
 }
 
 /// The result of [`reach`]: statistics, the reached set, and the layers if asked for.
@@ -209,6 +215,9 @@ pub(crate) fn next_layer<E: BddEngine>(
         (None, None) => {
             for (c, p) in g.clusters().iter().enumerate() {
                 guard.check()?;
+                if p.breaks_groups(e, &bfs.expand)? {
+                    g.mark_broken();
+                }
                 let img = p.image(e, &bfs.expand)?;
                 if !e.is_false(&img) {
                     images.push((c, img));
@@ -349,7 +358,14 @@ fn reach_impl<E: BddEngine>(
             };
         }
     };
-    while !e.is_false(&bfs.frontier) {
+    if bfs
+        .explicit
+        .as_ref()
+        .is_some_and(|run| run.breaks_groups(g.encoding()))
+    {
+        g.mark_broken();
+    }
+    while !e.is_false(&bfs.frontier) && !g.assumption_broken() {
         let k = stats.layers.len();
         let (states, nodes) = g.count_and_nodes(&bfs.frontier);
         if let Err(why) = guard.check().and_then(|()| guard.check_nodes(nodes as u64)) {
@@ -371,6 +387,8 @@ fn reach_impl<E: BddEngine>(
             next_layer(g, &mut bfs, k, keep_reached, &guard)
         };
         match stepped {
+            // The step expanded states where an assumed group breaks: its image is void.
+            Ok(_) if g.assumption_broken() => break,
             Ok((new, new_expand)) => {
                 // After the step: a game compiled within each layer cuts the terminal states
                 // of a layer when it expands it.
@@ -410,6 +428,7 @@ fn reach_impl<E: BddEngine>(
         0
     };
     stats.seconds = guard.started.elapsed().as_secs_f64();
+    stats.assumption_broken = g.assumption_broken();
     Reach {
         stats,
         reached,

@@ -1,0 +1,105 @@
+//! What a position is worth and what each move leads to: the engine's answers, whether they
+//! come from a table or a search.
+
+use symgame_explicit::{MoveId, State};
+
+/// What the engine knows of a position's value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Assessment {
+    /// Every role's reward, in role order.
+    pub rewards: Vec<u8>,
+    /// Moves to the end under perfect play (the winner hurrying, the loser holding out), when
+    /// known.
+    pub depth: Option<u32>,
+    /// Whether the rewards are proven (a table, or a search that finished); a guess otherwise.
+    pub exact: bool,
+    /// A table of values in mixed strategies (simultaneous moves): every role's value (the
+    /// rewards are then the pure security levels).
+    pub mixed: Option<Vec<f64>>,
+}
+
+impl Assessment {
+    /// How `role` fares, in words: "wins in 7", "draw", "loses in 5" (two or more roles), or
+    /// "reward 100 in 3" (one role). A guess says so.
+    pub fn describe(&self, role: usize) -> String {
+        if let Some(m) = &self.mixed {
+            let all: Vec<String> = m.iter().map(|x| format!("{x:.2}")).collect();
+            return format!(
+                "{:.2} in mixed strategies ({})",
+                m.get(role).copied().unwrap_or(0.0),
+                all.join("/")
+            );
+        }
+        let mine = self.rewards.get(role).copied().unwrap_or(0);
+        let best_other = self
+            .rewards
+            .iter()
+            .enumerate()
+            .filter(|&(p, _)| p != role)
+            .map(|(_, &r)| r)
+            .max();
+        let within = |s: String| match self.depth {
+            Some(d) if d > 0 => format!("{s} in {d}"),
+            Some(_) => s,
+            None => s,
+        };
+        let text = match best_other {
+            None => within(format!("reward {mine}")),
+            Some(o) if mine > o => within("wins".to_string()),
+            Some(o) if mine < o => within("loses".to_string()),
+            Some(_) if self.rewards.iter().all(|&r| r == mine) => "draw".to_string(),
+            Some(_) => within("ties".to_string()),
+        };
+        let rewards: Vec<String> = self.rewards.iter().map(u8::to_string).collect();
+        let text = format!("{text} ({})", rewards.join("/"));
+        if self.exact {
+            text
+        } else {
+            format!("{text}?")
+        }
+    }
+}
+
+/// One joint move from a position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    /// One move per role.
+    pub joint: Vec<MoveId>,
+    /// The moves as text: the mover's move, or `role: move, ...` when no single role chooses.
+    pub text: String,
+    /// What the move leads to, when known; its length counts the move itself.
+    pub value: Option<Assessment>,
+    /// Whether it keeps the position's value (an optimal move).
+    pub optimal: bool,
+}
+
+/// A position as the engine sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    /// The state.
+    pub state: State,
+    /// Whether the game is over.
+    pub terminal: bool,
+    /// The position's value, when known.
+    pub value: Option<Assessment>,
+    /// The only role with a choice; `None` in terminal and forced states and where several
+    /// roles choose at once.
+    pub mover: Option<usize>,
+    /// Every joint move with its value (empty in a terminal state).
+    pub choices: Vec<Choice>,
+    /// A table of values in mixed strategies, where several roles choose: each role's optimal
+    /// mixed strategy, (move, probability) over its legal moves.
+    pub strategies: Option<Vec<Vec<(MoveId, f64)>>>,
+}
+
+/// Why the engine cannot answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineError(pub String);
+
+impl std::fmt::Display for EngineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for EngineError {}

@@ -1,0 +1,68 @@
+//! Encodings whose fluent groups are assumed, not proven (`SymbolicOptions::assume_groups`):
+//! the search checks them as it goes and stops where one breaks, with exact layers before.
+
+use std::time::Duration;
+
+use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
+use symgame_explicit::{explore, Limits, Reasoner};
+use symgame_symbolic::mutex::{prove_groups, prove_groups_within, MutexBudget};
+use symgame_symbolic::{reach, Encoding, EncodingKind, Order, SymbolicGame, SymbolicOptions};
+use symgame_testkit::from_text;
+
+/// Twenty binary choices; `(flag 2)` joins `(flag 1)` only after twenty `b`s, a path random
+/// playouts almost never take, so "at most one of (flag 1), (flag 2)" survives them but is
+/// false.
+fn rare() -> String {
+    let mut text = String::from(
+        "(role p) (init (step 0)) (init (flag 1)) (init allb)
+         (<= (legal p a) (true (step ?n))) (<= (legal p b) (true (step ?n)))
+         (<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+         (<= (next (flag 1)) (true (flag 1)))
+         (<= (next allb) (true allb) (does p b))
+         (<= (next (flag 2)) (true allb) (true (step 19)) (does p b))
+         (<= (next (flag 2)) (true (flag 2)))
+         (<= terminal (true (step 20)))
+         (<= (goal p 100) (true (flag 2))) (<= (goal p 0) (not (true (flag 2))))\n",
+    );
+    for n in 0..20 {
+        text.push_str(&format!("(succ {n} {})\n", n + 1));
+    }
+    text
+}
+
+#[test]
+fn a_broken_assumption_stops_the_search_with_exact_layers_before() {
+    let game = from_text(&rare());
+    let explicit = explore(&Reasoner::new(&game), &Limits::default(), |_| {});
+    let want: Vec<u64> = explicit.layers.iter().map(|l| l.states).collect();
+    assert_eq!(want.len(), 21);
+
+    // The proof (given its time) finds the flag group false: no assumption.
+    assert!(!prove_groups(&game).assumed);
+    // Given no time, it gives up and assumes what the playouts left, the flag group included.
+    let budget = MutexBudget {
+        time: Duration::ZERO,
+        assume_on_give_up: true,
+        ..MutexBudget::default()
+    };
+    let proof = prove_groups_within(&game, &budget);
+    assert!(proof.assumed, "{proof:?}");
+    let enc = Encoding::from_groups(&game, EncodingKind::Compact, Order::Heuristic, proof.groups)
+        .into_assumed();
+    let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+    let g = SymbolicGame::new(&e, &game, enc, &SymbolicOptions::default()).unwrap();
+    let stats = reach(&g, &Limits::default(), false, |_| {}).stats;
+    assert!(stats.assumption_broken, "{stats:?}");
+    assert!(g.assumption_broken());
+    let got: Vec<u64> = stats
+        .layers
+        .iter()
+        .map(|l| u64::try_from(&l.states).unwrap())
+        .collect();
+    assert!(got.len() < want.len(), "{got:?}");
+    assert_eq!(
+        got,
+        want[..got.len()],
+        "the layers before the break are exact"
+    );
+}
