@@ -14,6 +14,7 @@ mod hardening_flags;
 mod hardening_gdl;
 mod plan;
 mod play;
+mod plot;
 mod prove;
 mod serve;
 mod solve;

@@ -61,6 +61,27 @@ pub struct OutputArgs {
     pub json: bool,
 }
 
+/// `--plot`, for the commands that draw their layers.
+#[derive(clap::Args)]
+pub struct PlotArgs {
+    /// Draw the states and BDD nodes of each layer (log scale; for `solve` also the states by
+    /// value, stacked) as an SVG picture in this file, written when the run ends (also after a
+    /// limit: the finished layers). A file that cannot be written is an input error (exit code
+    /// 2) after the report is printed.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+}
+
+impl PlotArgs {
+    /// Refuses (an input error, before any work) a plot path that is the game file itself.
+    pub fn check(&self, game: &Path) -> Result<(), Failure> {
+        match &self.plot {
+            Some(p) => crate::output::refuse_overwrite("--plot", p, &[game], &[]),
+            None => Ok(()),
+        }
+    }
+}
+
 /// The defaults of the BDD engine flags for one kind of command, chosen by measurement
 /// (`docs/benchmarks.md`, "Default BDD engine per command"):
 ///

@@ -2,7 +2,8 @@
 //!
 //! One module per subcommand (argument parsing and printing), beside the modules they share:
 //! `args` (the shared flags and the library options they make), `failure` (exit codes and the
-//! one mapping from library errors to them), `progress` (the progress line on a terminal),
+//! one mapping from library errors to them), `progress` (the progress bar on a terminal),
+//! `plot` (the SVG pictures of `--plot`),
 //! `output` (JSON, time and memory) and `signals` (Ctrl-C, SIGTERM, SIGPIPE, the time-limit
 //! watchdog). No subcommand module imports another.
 //!
@@ -12,6 +13,7 @@
 mod args;
 mod failure;
 mod output;
+mod plot;
 mod progress;
 mod signals;
 mod tempfiles;

@@ -49,7 +49,7 @@ impl Usage {
 }
 
 /// Peak resident memory (VmHWM) in bytes, on Linux.
-fn peak_memory_bytes() -> Option<u64> {
+pub fn peak_memory_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

@@ -1,7 +1,9 @@
 //! `symgame reach`: symbolic breadth-first search with exact per-layer counts.
 
-use crate::args::{Clock, EncodingArgs, EngineArgs, GameArg, LimitArgs, OutputArgs, Reaching};
-use crate::failure::Failure;
+use crate::args::{
+    Clock, EncodingArgs, EngineArgs, GameArg, LimitArgs, OutputArgs, PlotArgs, Reaching,
+};
+use crate::failure::{Failure, Kind};
 use crate::output::{print_json, Usage};
 use crate::progress::Progress;
 use crate::signals;
@@ -42,6 +44,8 @@ pub struct Args {
     // The time limit bounds grounding too.
     #[command(flatten)]
     limits: LimitArgs,
+    #[command(flatten)]
+    plot: PlotArgs,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -107,6 +111,7 @@ struct ExplicitLayer {
 
 pub fn run(a: Args) -> Result<(), Failure> {
     let started = Instant::now();
+    a.plot.check(&a.game.game)?;
     let config = a.engine.config()?;
     let clock = a.limits.start();
     let header = Header {
@@ -119,8 +124,13 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let log = SetupLog::new();
     let finished = Arc::new(Mutex::new(Finished::default()));
     {
-        let (header, log, finished, json) =
-            (header.clone(), log.clone(), finished.clone(), a.output.json);
+        let (header, log, finished, json, plot) = (
+            header.clone(),
+            log.clone(),
+            finished.clone(),
+            a.output.json,
+            a.plot.plot.clone(),
+        );
         signals::on_watchdog(move || {
             let done = finished.lock().unwrap_or_else(|e| e.into_inner());
             let phases = log.phases();
@@ -138,13 +148,31 @@ pub fn run(a: Args) -> Result<(), Failure> {
                     usage: Usage::since(started),
                 };
                 print_report(&header, facts, &stats, json);
+                if let Some(Err(e)) = plot
+                    .as_ref()
+                    .map(|p| crate::plot::reach(p, &header.game, &stats))
+                {
+                    eprintln!("{e}");
+                }
             } else {
                 let _ = report_setup(&header, &phases, &done.explicit, "time limit reached", json);
             }
         });
     }
+    let progress = Progress::with_setup(a.output.json, &log);
     log.start("grounding");
-    let game = a.game.load(clock.time_left())?;
+    let game = match a.game.load(clock.time_left()) {
+        Ok(game) => game,
+        Err(f) => {
+            // Stopped while reading or grounding: the report says so, also under --json.
+            if f.kind == Kind::Limit {
+                progress.clear();
+                report_setup(&header, &log.phases(), &[], &f.to_string(), a.output.json)?;
+                crate::plot::not_drawn(a.plot.plot.as_deref());
+            }
+            return Err(f);
+        }
+    };
     log.finish(None);
     let mut assume = true;
     let (stats, bits, mutex_groups, setup_seconds) = loop {
@@ -179,7 +207,6 @@ pub fn run(a: Args) -> Result<(), Failure> {
             done.encoding = Some((game.fluents.len(), bits, mutex_groups, setup_seconds));
         }
         let limits = a.limits.limits(&clock);
-        let progress = Progress::new(a.output.json);
         let setup = a.engine.setup(&game, encoding, &config, &opts);
         let explicit_done = explicit.as_ref().map(explicit_layers).unwrap_or_default();
         let stats = setup.run(ReachJob {
@@ -192,8 +219,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 }
             },
         });
-        progress.clear();
         let stats = match stats {
+            // The bar goes on through the retry.
             Ok(stats) if stats.assumption_broken && assume => {
                 log.start("retry");
                 log.note(format!(
@@ -208,14 +235,17 @@ pub fn run(a: Args) -> Result<(), Failure> {
             Ok(stats) => stats,
             Err(e) => {
                 // Stopped or failed in the set-up: say how far it got, also under --json.
+                progress.clear();
                 let failure = Failure::from(e).about(a.game.display());
                 let (phases, json) = (log.phases(), a.output.json);
                 report_setup(&header, &phases, &explicit_done, &failure.to_string(), json)?;
+                crate::plot::not_drawn(a.plot.plot.as_deref());
                 return Err(failure);
             }
         };
         break (stats, bits, mutex_groups, setup_seconds);
     };
+    progress.clear();
     let facts = RunFacts {
         fluents: game.fluents.len(),
         bits,
@@ -225,13 +255,18 @@ pub fn run(a: Args) -> Result<(), Failure> {
         usage: Usage::since(started),
     };
     print_report(&header, facts, &stats, a.output.json);
-    match stats.stopped {
+    let plot = match &a.plot.plot {
+        Some(p) => crate::plot::reach(p, &header.game, &stats),
+        None => Ok(()),
+    };
+    let run = match stats.stopped {
         None => Ok(()),
         Some(why) => Err(Failure::limit(format!(
             "{why} after {} complete layers; the table above is partial",
             stats.layers.len()
         ))),
-    }
+    };
+    crate::plot::outcome(plot, run)
 }
 
 /// What a run that ended in its set-up reports: the phases it went through, and the layers

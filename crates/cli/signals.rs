@@ -71,6 +71,7 @@ pub fn start_watchdog(limit: Duration) {
         let grace = (limit * 0.25).max(5.0);
         std::thread::spawn(move || {
             std::thread::sleep(Duration::try_from_secs_f64(limit + grace).unwrap_or(Duration::MAX));
+            crate::progress::clear_shown();
             let _out = std::io::stdout().lock();
             let words = last_words().lock().unwrap_or_else(|e| e.into_inner());
             if let Some(say) = words.as_ref() {

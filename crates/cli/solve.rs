@@ -1,17 +1,20 @@
 //! `symgame solve`: strong solving by retrograde analysis.
 
 use crate::args::{
-    symbolic_options, EngineArgs, GameArg, LayeredArgs, LimitArgs, OutputArgs, Solving, ValuesArgs,
+    symbolic_options, EngineArgs, GameArg, LayeredArgs, LimitArgs, OutputArgs, PlotArgs, Solving,
+    ValuesArgs,
 };
-use crate::failure::Failure;
+use crate::failure::{Failure, Kind};
 use crate::output::{print_json, Usage};
 use crate::progress::Progress;
 use serde::Serialize;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    fingerprint, Encoding, GameKind, SolveError, SolveJob, SolveOptions, SolveStats, SymbolicError,
+    fingerprint, Encoding, GameKind, Phase, SetupLog, SolveError, SolveJob, SolveOptions,
+    SolveStats, StopReason, SymbolicError, SymbolicOptions,
 };
 
 #[derive(clap::Args)]
@@ -31,6 +34,8 @@ pub struct Args {
     engine: EngineArgs<Solving>,
     #[command(flatten)]
     limits: LimitArgs,
+    #[command(flatten)]
+    plot: PlotArgs,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -77,8 +82,41 @@ fn mixed_verdict(st: &SolveStats, i: usize) -> String {
     )
 }
 
+/// What a run that stopped before solving a layer (while compiling the game) reports under
+/// `--json`: the set-up's phases and why it stopped.
+#[derive(Serialize)]
+struct SetupReport<'a> {
+    game: String,
+    backend: String,
+    setup_phases: &'a [Phase],
+    stopped: String,
+}
+
+/// What the reports of a run name and where they go, shared with the watchdog's last words.
+#[derive(Clone)]
+struct Names {
+    game: String,
+    backend: String,
+    out: Option<PathBuf>,
+    plot: Option<PathBuf>,
+    json: bool,
+}
+
+impl Names {
+    fn of(a: &Args) -> Self {
+        Names {
+            game: a.game.display().to_string(),
+            backend: a.engine.backend.to_string(),
+            out: a.out.clone(),
+            plot: a.plot.plot.clone(),
+            json: a.output.json,
+        }
+    }
+}
+
 pub fn run(a: Args) -> Result<(), Failure> {
     let started = Instant::now();
+    a.plot.check(&a.game.game)?;
     if let Some(dir) = &a.out {
         // The run removes the manifest and `*.sol` files of an earlier solution in `dir`.
         crate::output::refuse_overwrite("--out", dir, &[&a.game.game], &[])?;
@@ -90,10 +128,19 @@ pub fn run(a: Args) -> Result<(), Failure> {
     if let Some(out) = &a.out {
         crate::tempfiles::register_if_new(out);
     }
+    let names = Names::of(&a);
+    let log = SetupLog::new();
+    let progress = Progress::with_setup(a.output.json, &log);
+    log.start("grounding");
     let game = a.game.load(None)?;
-    let sym = symbolic_options(&clock);
+    log.finish(None);
+    let sym = SymbolicOptions {
+        setup_log: Some(log.clone()),
+        ..symbolic_options(&clock)
+    };
     let encoding = Encoding::with_options(&game, &sym);
     let bits = encoding.num_bits();
+    let finished = on_watchdog(&names, &log, bits, started);
     let opts = SolveOptions {
         layered: a.layered.layered,
         values: a.values.values,
@@ -104,28 +151,33 @@ pub fn run(a: Args) -> Result<(), Failure> {
         nash_budget: None,
         limits: a.limits.limits(&clock),
     };
-    let progress = Progress::new(a.output.json);
     let setup = a.engine.setup(&game, encoding, &config, &sym);
     let solving = SolveJob {
         opts: &opts,
-        progress: |s: &SolveStats| progress.solve(s),
+        progress: |s: &SolveStats| {
+            progress.solve(s);
+            if let Ok(mut done) = finished.lock() {
+                *done = Some(s.clone());
+            }
+        },
     };
-    let stats = setup.run(solving).map_err(|e| failure(&a, &game, e))?;
+    let stats = setup.run(solving).map_err(|e| failure(&a, &game, e));
     progress.clear();
-    if a.output.json {
-        print_json(&Report {
-            game: a.game.display().to_string(),
-            backend: a.engine.backend.to_string(),
-            out: a.out.as_ref().map(|p| p.display().to_string()),
-            bits,
-            usage: Usage::since(started),
-            stats: &stats,
-        })?;
-    } else {
-        print_text(&a, &stats);
-        println!("{bits} state bits; {}", Usage::since(started).text());
-    }
-    match stats.stopped {
+    let stats = match stats {
+        Ok(stats) => stats,
+        Err(f) if f.kind == Kind::Limit => {
+            // Stopped in the set-up: the JSON report says how far it got.
+            if a.output.json {
+                print_setup(&names, &log.phases(), &f.to_string())?;
+            }
+            crate::plot::not_drawn(a.plot.plot.as_deref());
+            return Err(f);
+        }
+        Err(f) => return Err(f),
+    };
+    report(&names, &stats, bits, Usage::since(started))?;
+    let plot = write_plot(&names, &stats);
+    let run = match stats.stopped {
         None => Ok(()),
         Some(why) => Err(Failure::limit(format!(
             "{why} after {} solved layers; the table above is partial{}",
@@ -136,6 +188,74 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 ""
             }
         ))),
+    };
+    crate::plot::outcome(plot, run)
+}
+
+/// Registers what the watchdog prints when it ends a run stuck in one BDD operation: the
+/// solved layers (kept up to date in the returned slot) and their plot, or under `--json` the
+/// set-up's phases if no layer was solved.
+fn on_watchdog(
+    names: &Names,
+    log: &SetupLog,
+    bits: u32,
+    started: Instant,
+) -> Arc<Mutex<Option<SolveStats>>> {
+    let finished = Arc::new(Mutex::new(None::<SolveStats>));
+    let (names, log, done) = (names.clone(), log.clone(), finished.clone());
+    crate::signals::on_watchdog(move || {
+        let done = done.lock().unwrap_or_else(|e| e.into_inner());
+        match done.as_ref() {
+            Some(stats) => {
+                let mut stats = stats.clone();
+                stats.stopped = Some(StopReason::TimeLimit);
+                let _ = report(&names, &stats, bits, Usage::since(started));
+                if let Err(e) = write_plot(&names, &stats) {
+                    eprintln!("{e}");
+                }
+            }
+            None if names.json => {
+                let _ = print_setup(&names, &log.phases(), "time limit reached");
+            }
+            None => {}
+        }
+    });
+    finished
+}
+
+/// The JSON report of a run stopped in its set-up.
+fn print_setup(names: &Names, phases: &[Phase], stopped: &str) -> Result<(), Failure> {
+    print_json(&SetupReport {
+        game: names.game.clone(),
+        backend: names.backend.clone(),
+        setup_phases: phases,
+        stopped: stopped.to_string(),
+    })
+}
+
+/// Prints the report of a run that solved (some) layers, as JSON or as a table.
+fn report(names: &Names, stats: &SolveStats, bits: u32, usage: Usage) -> Result<(), Failure> {
+    if names.json {
+        print_json(&Report {
+            game: names.game.clone(),
+            backend: names.backend.clone(),
+            out: names.out.as_ref().map(|p| p.display().to_string()),
+            bits,
+            usage,
+            stats,
+        })
+    } else {
+        print_text(names, stats);
+        println!("{bits} state bits; {}", usage.text());
+        Ok(())
+    }
+}
+
+/// Writes the `--plot` picture, if asked for.
+fn write_plot(names: &Names, stats: &SolveStats) -> Result<(), Failure> {
+    match &names.plot {
+        Some(p) => crate::plot::solve(p, &names.game, stats),
+        None => Ok(()),
     }
 }
 
@@ -215,13 +335,13 @@ fn print_nash(st: &SolveStats, n: &symgame_symbolic::NashStats) {
     }
 }
 
-fn print_text(a: &Args, st: &SolveStats) {
+fn print_text(a: &Names, st: &SolveStats) {
     let how = if st.layered {
         "solved layer by layer"
     } else {
         "solved on the whole reachable set"
     };
-    println!("game: {} ({}, {how})", a.game.display(), st.kind);
+    println!("game: {} ({}, {how})", a.game, st.kind);
     match st.initial {
         Some(i) => {
             let o = &st.outcomes[i];
@@ -300,7 +420,7 @@ fn print_text(a: &Args, st: &SolveStats) {
     }
     println!(
         "forward search {:.3} s, total {:.3} s, peak BDD {} nodes ({} backend)",
-        st.reach_seconds, st.seconds, st.peak_nodes, a.engine.backend
+        st.reach_seconds, st.seconds, st.peak_nodes, a.backend
     );
     if let Some(n) = &st.nash {
         print_nash(st, n);
