@@ -190,6 +190,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             // Where the mutex proof gives up, the groups that playouts did not break are
             // assumed and checked by the search; if one breaks, the set-up runs again.
             assume_groups: assume,
+            known_states: explicit.as_ref().map(ExplicitRun::known_states),
             setup_log: Some(log.clone()),
             ..a.encoding.options(&clock)
         };

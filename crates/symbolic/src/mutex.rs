@@ -73,6 +73,10 @@ pub struct MutexBudget {
     /// When the proof gives up: assume the candidates that a second of random playouts did not
     /// break (see [`MutexProof::assumed`]) instead of no groups.
     pub assume_on_give_up: bool,
+    /// Reachable states already known (their true fluents; the explicit prefix of a search):
+    /// every candidate one of them breaks is dropped before the proof and before any
+    /// assumption.
+    pub known_states: Option<std::sync::Arc<Vec<Vec<usize>>>>,
 }
 
 impl Default for MutexBudget {
@@ -84,6 +88,7 @@ impl Default for MutexBudget {
             max_invariant_nodes: 100_000,
             max_operation_nodes: 4_000_000,
             assume_on_give_up: false,
+            known_states: None,
         }
     }
 }
@@ -107,6 +112,7 @@ impl Encoding {
                     budget.max_operation_nodes = budget.max_operation_nodes.min(1_000_000);
                 }
                 budget.assume_on_give_up = opts.assume_groups;
+                budget.known_states = opts.known_states.clone();
                 opts.phase("mutex");
                 let proof = prove_groups_within(game, &budget);
                 opts.phase_note(match &proof.gave_up {
@@ -254,9 +260,16 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
     }
     if proof.gave_up.is_some() && budget.assume_on_give_up {
         let (mut amo, mut alo) = claims_of_init(game, &candidates);
+        falsify_by_states(budget, &candidates, &mut amo, &mut alo);
         falsify_by_playouts(game, &candidates, &mut amo, &mut alo, ASSUME_PLAYOUTS);
-        proof.groups = choose(game.fluents.len(), &candidates, &amo, &alo);
-        proof.assumed = proof.groups.iter().any(|g| g.fluents.len() > 1);
+        let groups = choose(game.fluents.len(), &candidates, &amo, &alo);
+        // Worth it only where it saves a quarter of the bits: the checks cost a BDD per joint
+        // move, and a relation over many small assumed groups can outgrow the plain one.
+        let bits: u32 = groups.iter().map(FluentGroup::bits).sum();
+        if bits * 4 <= game.fluents.len() as u32 * 3 {
+            proof.groups = groups;
+            proof.assumed = true;
+        }
     }
     proof
 }
@@ -280,6 +293,7 @@ fn houdini<E: BddEngine>(
     let started = Instant::now();
     let (mut amo, mut alo) = claims_of_init(game, candidates);
     let sample_time = (budget.time / 10).min(Duration::from_secs(1));
+    falsify_by_states(budget, candidates, &mut amo, &mut alo);
     falsify_by_playouts(game, candidates, &mut amo, &mut alo, sample_time);
     let (mut comp, term_leaves) = Compiler::prepared(e, game, enc, None)?;
     let terminal_parts = term_leaves
@@ -472,6 +486,42 @@ fn claims_of_init(game: &GroundGame, candidates: &[Candidate]) -> Claims {
             (k <= 1, k == 1)
         })
         .unzip()
+}
+
+/// Drops the claims that a state of [`MutexBudget::known_states`] breaks (sound: they are
+/// reachable).
+fn falsify_by_states(
+    budget: &MutexBudget,
+    candidates: &[Candidate],
+    amo: &mut [bool],
+    alo: &mut [bool],
+) {
+    let Some(states) = &budget.known_states else {
+        return;
+    };
+    let mut member_of: std::collections::HashMap<usize, Vec<usize>> = Default::default();
+    for (c, cand) in candidates.iter().enumerate() {
+        for &f in &cand.members {
+            member_of.entry(f).or_default().push(c);
+        }
+    }
+    let mut count = vec![0u32; candidates.len()];
+    for state in states.iter() {
+        count.fill(0);
+        for f in state {
+            for &c in member_of.get(f).map_or(&[][..], Vec::as_slice) {
+                count[c] += 1;
+            }
+        }
+        for (c, &k) in count.iter().enumerate() {
+            if k >= 2 {
+                amo[c] = false;
+                alo[c] = false;
+            } else if k == 0 {
+                alo[c] = false;
+            }
+        }
+    }
 }
 
 /// Drops the claims that a reachable state breaks, found by random playouts of the explicit

@@ -89,6 +89,10 @@ pub struct SymbolicOptions {
     /// forward searches that check the assumptions as they go ([`reach`](crate::reach) does); off by default.
     #[serde(default)]
     pub assume_groups: bool,
+    /// Reachable states already known (true fluents; `reach` passes its explicit prefix): the
+    /// mutex proof drops every candidate group one of them breaks ([`MutexBudget::known_states`](crate::mutex::MutexBudget::known_states)).
+    #[serde(skip)]
+    pub known_states: Option<std::sync::Arc<Vec<Vec<usize>>>>,
     /// Building the encoding and compiling the game stop at this instant
     /// ([`SymbolicError::Stopped`](crate::SymbolicError::Stopped) with [`crate::StopReason::TimeLimit`]; the mutex proof gives
     /// up soundly, with fewer groups): a command's time limit covers its set-up too.
@@ -145,6 +149,7 @@ impl Default for SymbolicOptions {
             max_condition_nodes: 1_000_000,
             layerwise_cut_nodes: 256,
             assume_groups: false,
+            known_states: None,
             setup_deadline: None,
             setup_log: None,
         }

@@ -192,6 +192,12 @@ impl ExplicitRun {
         self.seconds += started.elapsed().as_secs_f64();
     }
 
+    /// Every state of the run (its true fluents), for the mutex proof
+    /// ([`SymbolicOptions::known_states`](crate::SymbolicOptions::known_states)).
+    pub fn known_states(&self) -> std::sync::Arc<Vec<Vec<usize>>> {
+        std::sync::Arc::new(self.seen.iter().map(|s| s.fluents().collect()).collect())
+    }
+
     /// Whether a state of the run breaks a group of `enc` (only assumed groups can be broken;
     /// see [`Encoding::assumed`]).
     pub(crate) fn breaks_groups(&self, enc: &Encoding) -> bool {

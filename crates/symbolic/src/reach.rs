@@ -453,8 +453,11 @@ impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for ReachJob<'_, 
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<ReachStats, SymbolicError> {
         let mut explicit = self.explicit;
         if let (Some(run), true) = (&mut explicit, g.is_layerwise()) {
-            // Its symbolic layers are slow: the explicit ones go on further.
-            run.extend_for_layerwise(self.limits);
+            // Its symbolic layers are slow: the explicit ones go on further, but not past what
+            // assumed groups were checked against (a state beyond could break one).
+            if !g.encoding().assumed() {
+                run.extend_for_layerwise(self.limits);
+            }
         }
         Ok(reach_impl(g, None, explicit, self.limits, false, false, self.progress).stats)
     }

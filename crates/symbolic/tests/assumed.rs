@@ -66,3 +66,56 @@ fn a_broken_assumption_stops_the_search_with_exact_layers_before() {
         "the layers before the break are exact"
     );
 }
+
+/// Known reachable states (as `reach` passes its explicit prefix) drop the candidates they
+/// break before anything is assumed: with the state that holds both flags known, the flag
+/// group is not assumed and the search runs to the end with exact layers.
+#[test]
+fn known_states_drop_the_candidates_they_break() {
+    let game = from_text(&rare());
+    let r = Reasoner::new(&game);
+    let want: Vec<u64> = explore(&r, &Limits::default(), |_| {})
+        .layers
+        .iter()
+        .map(|l| l.states)
+        .collect();
+    // Every reachable state, breadth first.
+    let mut seen = std::collections::HashSet::new();
+    let mut queue = std::collections::VecDeque::from([r.initial_state()]);
+    seen.insert(r.initial_state());
+    while let Some(s) = queue.pop_front() {
+        if r.is_terminal(&s) {
+            continue;
+        }
+        for j in r.joint_moves(&s) {
+            let t = r.next_state(&s, &j);
+            if seen.insert(t.clone()) {
+                queue.push_back(t);
+            }
+        }
+    }
+    let known: Vec<Vec<usize>> = seen.iter().map(|s| s.fluents().collect()).collect();
+    let budget = MutexBudget {
+        time: Duration::ZERO,
+        assume_on_give_up: true,
+        known_states: Some(std::sync::Arc::new(known)),
+        ..MutexBudget::default()
+    };
+    let proof = prove_groups_within(&game, &budget);
+    let enc = Encoding::from_groups(&game, EncodingKind::Compact, Order::Heuristic, proof.groups);
+    let enc = if proof.assumed {
+        enc.into_assumed()
+    } else {
+        enc
+    };
+    let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+    let g = SymbolicGame::new(&e, &game, enc, &SymbolicOptions::default()).unwrap();
+    let stats = reach(&g, &Limits::default(), false, |_| {}).stats;
+    assert!(!stats.assumption_broken, "{stats:?}");
+    let got: Vec<u64> = stats
+        .layers
+        .iter()
+        .map(|l| u64::try_from(&l.states).unwrap())
+        .collect();
+    assert_eq!(got, want);
+}
