@@ -123,17 +123,7 @@ fn a_time_limit_ends_even_a_single_endless_bdd_operation() {
 #[ignore = "corpus: needs the GGP corpus at ../shared/gdl-corpus"]
 fn the_explicit_layers_are_reported_when_the_symbolic_set_up_stops() {
     let game = corpus_game("mummymaze1p.kif");
-    let run = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_symgame"))
-            .args(args)
-            .arg(game.to_str().unwrap())
-            .current_dir(root())
-            .output()
-            .unwrap();
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-        (out.status.code(), json)
-    };
+    let run = |args: &[&str]| run_json(&game, args);
     let (code, reach) = run(&["reach", "--json", "--threads", "1", "--time-limit", "8"]);
     assert_eq!(code, Some(3));
     let how = reach["partitioning"].as_str().unwrap_or_default();
@@ -201,17 +191,7 @@ fn corpus_simultaneous_and_three_role_games_are_solved_and_verified() {
 #[ignore = "corpus: needs the GGP corpus at ../shared/gdl-corpus"]
 fn assumed_groups_checked_by_the_search_give_exact_counts() {
     let game = corpus_game("mummymaze2p.kif");
-    let run = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_symgame"))
-            .args(args)
-            .arg(game.to_str().unwrap())
-            .current_dir(root())
-            .output()
-            .unwrap();
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-        (out.status.code(), json)
-    };
+    let run = |args: &[&str]| run_json(&game, args);
     let (code, reach) = run(&["reach", "--json", "--threads", "1", "--time-limit", "300"]);
     assert_eq!(code, Some(0), "{reach}");
     let mutex = reach["setup_phases"]
@@ -239,4 +219,17 @@ fn assumed_groups_checked_by_the_search_give_exact_counts() {
     };
     assert_eq!(states(&reach), states(&explore));
     assert_eq!(reach["states"].to_string().replace('"', ""), "145877");
+}
+
+/// Runs symgame with `args` and then `game`, and parses its standard output as JSON.
+fn run_json(game: &std::path::Path, args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_symgame"))
+        .args(args)
+        .arg(game.to_str().unwrap())
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code(), json)
 }

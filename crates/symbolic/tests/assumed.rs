@@ -7,7 +7,7 @@ use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
 use symgame_explicit::{explore, Limits, Reasoner};
 use symgame_symbolic::mutex::{prove_groups, prove_groups_within, MutexBudget};
 use symgame_symbolic::{reach, Encoding, EncodingKind, Order, SymbolicGame, SymbolicOptions};
-use symgame_testkit::from_text;
+use symgame_testkit::{from_text, ExplicitGraph};
 
 /// Twenty binary choices; `(flag 2)` joins `(flag 1)` only after twenty `b`s, a path random
 /// playouts almost never take, so "at most one of (flag 1), (flag 2)" survives them but is
@@ -79,22 +79,11 @@ fn known_states_drop_the_candidates_they_break() {
         .iter()
         .map(|l| l.states)
         .collect();
-    // Every reachable state, breadth first.
-    let mut seen = std::collections::HashSet::new();
-    let mut queue = std::collections::VecDeque::from([r.initial_state()]);
-    seen.insert(r.initial_state());
-    while let Some(s) = queue.pop_front() {
-        if r.is_terminal(&s) {
-            continue;
-        }
-        for j in r.joint_moves(&s) {
-            let t = r.next_state(&s, &j);
-            if seen.insert(t.clone()) {
-                queue.push_back(t);
-            }
-        }
-    }
-    let known: Vec<Vec<usize>> = seen.iter().map(|s| s.fluents().collect()).collect();
+    let known: Vec<Vec<usize>> = ExplicitGraph::new(&r)
+        .states
+        .iter()
+        .map(|s| s.fluents().collect())
+        .collect();
     let budget = MutexBudget {
         time: Duration::ZERO,
         assume_on_give_up: true,
