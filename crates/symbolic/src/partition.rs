@@ -255,7 +255,7 @@ pub(crate) fn per_joint_move<E: BddEngine>(
         let mut part = match acc {
             Some(a) => {
                 let rel = e.and(&cond, &a)?;
-                if e.is_false(&rel) && violation.is_none() {
+                if e.is_false(&rel) {
                     continue;
                 }
                 Partition::new(enc, vec![jm], rel, Vec::new(), touched)

@@ -216,7 +216,9 @@ pub(crate) fn next_layer<E: BddEngine>(
             for (c, p) in g.clusters().iter().enumerate() {
                 guard.check()?;
                 if p.breaks_groups(e, &bfs.expand)? {
+                    // No image of this layer can be trusted: the caller stops here.
                     g.mark_broken();
+                    return Ok((e.constant(false), e.constant(false)));
                 }
                 let img = p.image(e, &bfs.expand)?;
                 if !e.is_false(&img) {
