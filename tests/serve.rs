@@ -289,18 +289,26 @@ fn perfect_player_never_loses_to_a_random_player() {
     });
     let kept: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert_eq!(kept.len(), 1, "one database kept in --db-dir: {kept:?}");
-    // Connect Four 4×4: 10 seeded matches (each takes longer; the game is solved once).
-    let referee = Referee::new("connect4_4x4");
-    for seed in 0..10u64 {
-        let us = (seed % 2) as usize;
-        let mut seats = [Seat::Random(seed), Seat::Random(seed)];
-        seats[us] = Seat::Remote(port);
-        let rewards = referee.play(&format!("c4-random-{seed}"), &seats);
-        assert!(
-            rewards[us] >= rewards[1 - us],
-            "seed {seed}: lost {rewards:?}"
-        );
-    }
+    // Connect Four 4×4: 100 seeded matches, four at once (the game is solved once, by the
+    // first start; the others find its database).
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            s.spawn(move || {
+                let referee = Referee::new("connect4_4x4");
+                for k in 0..25u64 {
+                    let seed = 1000 * t + k;
+                    let us = (seed % 2) as usize;
+                    let mut seats = [Seat::Random(seed), Seat::Random(seed)];
+                    seats[us] = Seat::Remote(port);
+                    let rewards = referee.play(&format!("c4-random-{seed}"), &seats);
+                    assert!(
+                        rewards[us] >= rewards[1 - us],
+                        "seed {seed}: lost {rewards:?}"
+                    );
+                }
+            });
+        }
+    });
 }
 
 #[test]
