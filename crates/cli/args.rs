@@ -11,7 +11,8 @@ use symgame_bdd::{Backend, EngineConfig};
 use symgame_ground::GroundGame;
 use symgame_limits::Limits;
 use symgame_symbolic::{
-    Encoding, EncodingKind, LayeredMode, Order, Setup, SymbolicOptions, ValueRule,
+    Encoding, EncodingKind, ExplicitPrefix, ExplicitRun, LayeredMode, Order, Setup, SetupLog,
+    SymbolicOptions, ValueRule,
 };
 
 /// The game a command reads.
@@ -506,5 +507,48 @@ mod tests {
     fn threads_capped_per_core() {
         assert_eq!(parse_threads("0"), Ok(0));
         assert!(parse_threads("99999999").is_err());
+    }
+}
+
+/// The first layers of a search expanded state by state before the symbolic set-up
+/// ([`ExplicitPrefix`]): `reach` and `solve`.
+#[derive(clap::Args)]
+pub struct ExplicitArgs {
+    /// Before the symbolic set-up, expand the first layers state by state with the explicit
+    /// reasoner while a layer has at most N states and fits in --explicit-seconds (0: every
+    /// layer symbolically); a game then compiled within each layer goes on explicitly up to
+    /// 4 N states, in as long again. The first layers of most games are tiny, and a symbolic
+    /// layer costs about the same whatever its size; the results are the same either way.
+    #[arg(long, value_name = "N", default_value_t = 50_000)]
+    pub explicit_states: usize,
+    /// The longest the explicit expansion of the first layers may take in all, in seconds (at
+    /// most a third of the time left; see --explicit-states).
+    #[arg(long, value_name = "SECONDS", default_value_t = 3.0, value_parser = parse_seconds)]
+    pub explicit_seconds: f64,
+}
+
+impl ExplicitArgs {
+    /// The first layers expanded explicitly, in at most `--explicit-seconds` and a third of the
+    /// time left, logged as the set-up phase "explicit"; `None` when off.
+    pub fn run(
+        &self,
+        game: &GroundGame,
+        clock: &Clock,
+        limits: &Limits,
+        log: &SetupLog,
+    ) -> Option<ExplicitRun> {
+        if self.explicit_states == 0 {
+            return None;
+        }
+        log.start("explicit");
+        let third = clock
+            .time_left()
+            .map_or(f64::INFINITY, |t| t.as_secs_f64() / 3.0);
+        let prefix =
+            ExplicitPrefix::new(game, self.explicit_states, self.explicit_seconds.min(third));
+        let run = prefix.run(limits);
+        log.note(format!("{} layers", run.layers.len()));
+        log.finish(None);
+        Some(run)
     }
 }

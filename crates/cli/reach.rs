@@ -1,7 +1,7 @@
 //! `symgame reach`: symbolic breadth-first search with exact per-layer counts.
 
 use crate::args::{
-    Clock, EncodingArgs, EngineArgs, GameArg, LimitArgs, OutputArgs, PlotArgs, Reaching,
+    EncodingArgs, EngineArgs, ExplicitArgs, GameArg, LimitArgs, OutputArgs, PlotArgs, Reaching,
 };
 use crate::failure::{Failure, Kind};
 use crate::output::{print_json, Usage};
@@ -11,8 +11,8 @@ use serde::Serialize;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use symgame_symbolic::{
-    Encoding, EncodingKind, ExplicitPrefix, ExplicitRun, Order, Phase, ReachJob, ReachStats,
-    SetupLog, StopReason, SymbolicOptions,
+    Encoding, EncodingKind, ExplicitRun, Order, Phase, ReachJob, ReachStats, SetupLog, StopReason,
+    SymbolicOptions,
 };
 
 #[derive(clap::Args)]
@@ -30,17 +30,8 @@ pub struct Args {
     /// Merge terminal parts while a merged part has at most N BDD nodes (0: one per part).
     #[arg(long, value_name = "N", default_value_t = SymbolicOptions::default().terminal_cluster_nodes)]
     terminal_cluster_nodes: usize,
-    /// Before the symbolic set-up, expand the first layers state by state with the explicit
-    /// reasoner while a layer has at most N states and fits in --explicit-seconds (0: every
-    /// layer symbolically); a game then compiled within each layer goes on explicitly up to
-    /// 4 N states, in as long again. The first layers of most games are tiny, and a symbolic
-    /// layer costs about the same whatever its size; the counts are the same either way.
-    #[arg(long, value_name = "N", default_value_t = 50_000)]
-    explicit_states: usize,
-    /// The longest the explicit expansion of the first layers may take in all, in seconds (at
-    /// most a third of the time left; see --explicit-states).
-    #[arg(long, value_name = "SECONDS", default_value_t = 3.0, value_parser = crate::args::parse_seconds)]
-    explicit_seconds: f64,
+    #[command(flatten)]
+    explicit: ExplicitArgs,
     // The time limit bounds grounding too.
     #[command(flatten)]
     limits: LimitArgs,
@@ -176,7 +167,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
     log.finish(None);
     let mut assume = true;
     let (stats, bits, mutex_groups, setup_seconds) = loop {
-        let explicit = explicit_prefix(&a, &game, &clock, &log);
+        let explicit = a
+            .explicit
+            .run(&game, &clock, &a.limits.limits(&clock), &log);
         if let (Some(run), Ok(mut done)) = (&explicit, finished.lock()) {
             done.explicit = explicit_layers(run);
         }
@@ -279,28 +272,6 @@ struct SetupReport<'a> {
     layers: &'a [ExplicitLayer],
     partitioning: &'static str,
     stopped: String,
-}
-
-/// The first layers expanded explicitly before the set-up (`--explicit-states`), in at most
-/// `--explicit-seconds` and a third of the time left; `None` when off.
-fn explicit_prefix(
-    a: &Args,
-    game: &symgame_ground::GroundGame,
-    clock: &Clock,
-    log: &SetupLog,
-) -> Option<ExplicitRun> {
-    if a.explicit_states == 0 {
-        return None;
-    }
-    log.start("explicit");
-    let third = clock
-        .time_left()
-        .map_or(f64::INFINITY, |t| t.as_secs_f64() / 3.0);
-    let prefix = ExplicitPrefix::new(game, a.explicit_states, a.explicit_seconds.min(third));
-    let run = prefix.run(&a.limits.limits(clock));
-    log.note(format!("{} layers", run.layers.len()));
-    log.finish(None);
-    Some(run)
 }
 
 fn explicit_layers(run: &ExplicitRun) -> Vec<ExplicitLayer> {

@@ -1,8 +1,8 @@
 //! `symgame solve`: strong solving by retrograde analysis.
 
 use crate::args::{
-    symbolic_options, EngineArgs, GameArg, LayeredArgs, LimitArgs, OutputArgs, PlotArgs, Solving,
-    ValuesArgs,
+    symbolic_options, EngineArgs, ExplicitArgs, GameArg, LayeredArgs, LimitArgs, OutputArgs,
+    PlotArgs, Solving, ValuesArgs,
 };
 use crate::failure::{Failure, Kind};
 use crate::output::{print_json, Usage};
@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    fingerprint, Encoding, GameKind, Phase, SetupLog, SolveError, SolveJob, SolveOptions,
-    SolveStats, StopReason, SymbolicError, SymbolicOptions,
+    fingerprint, Encoding, ExplicitRun, GameKind, Phase, SetupLog, SolveError, SolveJob,
+    SolveOptions, SolveStats, StopReason, SymbolicError, SymbolicOptions,
 };
 
 #[derive(clap::Args)]
@@ -32,6 +32,8 @@ pub struct Args {
     values: ValuesArgs,
     #[command(flatten)]
     engine: EngineArgs<Solving>,
+    #[command(flatten)]
+    explicit: ExplicitArgs,
     #[command(flatten)]
     limits: LimitArgs,
     #[command(flatten)]
@@ -134,8 +136,13 @@ pub fn run(a: Args) -> Result<(), Failure> {
     log.start("grounding");
     let game = a.game.load(None)?;
     log.finish(None);
+    let explicit = a
+        .explicit
+        .run(&game, &clock, &a.limits.limits(&clock), &log);
     let sym = SymbolicOptions {
         setup_log: Some(log.clone()),
+        // Reachable states falsify mutex candidates early; the proven groups are the same.
+        known_states: explicit.as_ref().map(ExplicitRun::known_states),
         ..symbolic_options(&clock)
     };
     let encoding = Encoding::with_options(&game, &sym);
@@ -154,6 +161,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let setup = a.engine.setup(&game, encoding, &config, &sym);
     let solving = SolveJob {
         opts: &opts,
+        explicit,
         progress: |s: &SolveStats| {
             progress.solve(s);
             if let Ok(mut done) = finished.lock() {

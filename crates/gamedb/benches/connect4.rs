@@ -77,6 +77,7 @@ fn build() -> (PathBuf, PathBuf) {
     let t = Instant::now();
     let solving = SolveJob {
         opts: &opts,
+        explicit: None,
         progress: |_: &SolveStats| {},
     };
     let stats = Setup::new(&game, backend(), &engine, &sym)

@@ -98,5 +98,5 @@ pub use solve::solution::{read_solution, Solution};
 pub use solve::stats::{GameKind, MoverCounts, NashStats, SolveLayerStats, SolveStats};
 pub use solve::value::{preference, Solved, SolvedLayer, ValueClass};
 pub use solve::whole::security_values;
-pub use solve::{solve, SolveJob};
+pub use solve::{solve, solve_with, SolveJob};
 pub use symgame_limits::{Limits, StopReason};

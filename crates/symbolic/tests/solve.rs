@@ -8,9 +8,10 @@ use num_bigint::BigUint;
 use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig, OxiddEngine};
 use symgame_explicit::{Reasoner, State};
 use symgame_ground::GroundGame;
+use symgame_limits::Limits;
 use symgame_symbolic::{
-    solve, Encoding, EncodingKind, GameKind, LayeredMode, SolveOptions, SymbolicGame,
-    SymbolicOptions,
+    solve, solve_with, Encoding, EncodingKind, ExplicitPrefix, GameKind, LayeredMode, SolveOptions,
+    SymbolicGame, SymbolicOptions,
 };
 use symgame_testkit::{from_text, load_game, Expect, ExplicitGraph, Minimax};
 
@@ -31,6 +32,7 @@ fn check_all_states<E: BddEngine>(
     explicit: &HashMap<State, (Vec<u8>, u32)>,
     mode: LayeredMode,
     encoding: EncodingKind,
+    prefix: Option<usize>,
 ) -> (Vec<(Vec<u8>, BigUint)>, bool) {
     let sym = SymbolicOptions {
         encoding,
@@ -39,7 +41,9 @@ fn check_all_states<E: BddEngine>(
     let enc = Encoding::with_options(game, &sym);
     let engine = E::new(enc.num_vars(), &EngineConfig::small()).unwrap();
     let g = SymbolicGame::new(&engine, game, enc, &sym).unwrap();
-    let solved = solve(&g, &options(mode), |_| {}).unwrap();
+    // The first layers of at most `prefix` states expanded state by state, then replayed.
+    let run = prefix.map(|n| ExplicitPrefix::new(game, n, 1e9).run(&Limits::default()));
+    let solved = solve_with(&g, &options(mode), run, |_| {}).unwrap();
     let st = &solved.stats;
     assert_eq!(st.stopped, None, "{name}");
     assert_eq!(st.unsolved, BigUint::default(), "{name}");
@@ -111,13 +115,22 @@ fn every_state_of_the_small_games_matches_explicit_minimax() {
             Some(init_text.as_str()),
             "{name}: oracle vs minimax"
         );
-        for (mode, encoding) in [
-            (LayeredMode::Auto, EncodingKind::Compact),
-            (LayeredMode::Never, EncodingKind::Compact),
-            (LayeredMode::Auto, EncodingKind::Plain),
+        for (mode, encoding, prefix) in [
+            (LayeredMode::Auto, EncodingKind::Compact, None),
+            (LayeredMode::Never, EncodingKind::Compact, None),
+            (LayeredMode::Auto, EncodingKind::Plain, None),
+            // The first layers explicitly: while under 50 states, or all of them.
+            (LayeredMode::Auto, EncodingKind::Compact, Some(50)),
+            (LayeredMode::Never, EncodingKind::Plain, Some(usize::MAX)),
         ] {
-            let (counts, layered) =
-                check_all_states::<BiodivineEngine>(name, &game, mm.values(), mode, encoding);
+            let (counts, layered) = check_all_states::<BiodivineEngine>(
+                name,
+                &game,
+                mm.values(),
+                mode,
+                encoding,
+                prefix,
+            );
             assert_eq!(
                 sorted(counts),
                 want,
@@ -135,6 +148,7 @@ fn every_state_of_the_small_games_matches_explicit_minimax() {
                 mm.values(),
                 LayeredMode::Auto,
                 EncodingKind::Compact,
+                Some(50),
             );
             assert_eq!(sorted(counts), want, "{name} on oxidd");
         }

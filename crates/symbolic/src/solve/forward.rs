@@ -6,6 +6,7 @@ use num_bigint::BigUint;
 use symgame_bdd::BddEngine;
 
 use crate::game::SymbolicGame;
+use crate::prefix::ExplicitRun;
 use crate::reach::{next_layer, Bfs};
 use crate::solve::context::Context;
 use crate::solve::error::SolveOrStop;
@@ -35,11 +36,12 @@ pub(crate) struct Forward<E: BddEngine> {
 pub(crate) fn forward<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     ctx: &mut Context<'_, '_, E>,
+    explicit: Option<ExplicitRun>,
     to_files: bool,
     spill: &Spill,
 ) -> Result<Forward<E>, SolveOrStop> {
     let e = g.engine();
-    let mut bfs = Bfs::start(g)?;
+    let mut bfs = Bfs::start_with(g, explicit)?;
     let mut layers = Vec::new();
     let mut depth = 0;
     let mut states = BigUint::default();

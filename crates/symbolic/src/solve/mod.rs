@@ -51,6 +51,7 @@ use symgame_bdd::BddEngine;
 use crate::backend::GameJob;
 use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
+use crate::prefix::ExplicitRun;
 use crate::solve::context::Context;
 use crate::solve::error::{SolveError, SolveOrStop};
 use crate::solve::files::{prepare_dir, write_layer, write_manifest};
@@ -67,6 +68,18 @@ use crate::solve::whole::{solve_whole, whole_stats};
 pub fn solve<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     opts: &SolveOptions,
+    progress: impl FnMut(&SolveStats),
+) -> Result<Solved<E>, SolveError> {
+    solve_with(g, opts, None, progress)
+}
+
+/// [`solve`] whose forward search first replays `explicit`, the first layers expanded state by
+/// state ([`ExplicitPrefix::run`](crate::ExplicitPrefix::run)); the layers and so the solution
+/// are the same either way.
+pub fn solve_with<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    opts: &SolveOptions,
+    explicit: Option<ExplicitRun>,
     mut progress: impl FnMut(&SolveStats),
 ) -> Result<Solved<E>, SolveError> {
     let roles = g.role_names().len();
@@ -99,6 +112,7 @@ pub fn solve<E: BddEngine>(
     let result = run(
         g,
         opts,
+        explicit,
         &mut ctx,
         &mut stats,
         &mut layers_out,
@@ -125,6 +139,7 @@ pub fn solve<E: BddEngine>(
 fn run<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     opts: &SolveOptions,
+    explicit: Option<ExplicitRun>,
     ctx: &mut Context<'_, '_, E>,
     stats: &mut SolveStats,
     layers_out: &mut Vec<SolvedLayer<E>>,
@@ -136,7 +151,7 @@ fn run<E: BddEngine>(
     let two = g.role_names().len() == 2;
     let spill = Spill::new(opts.spill_dir.as_deref())?;
     let to_files = two && opts.layered == LayeredMode::Auto;
-    let fwd = forward(g, ctx, to_files, &spill)?;
+    let fwd = forward(g, ctx, explicit, to_files, &spill)?;
     stats.reach_seconds = ctx.guard.started.elapsed().as_secs_f64();
     stats.states = fwd.states.clone();
     if to_files && fwd.layered && !fwd.simultaneous && opts.values == ValueRule::Auto {
@@ -173,12 +188,22 @@ fn run<E: BddEngine>(
 pub struct SolveJob<'a, F> {
     /// What to solve and keep, and the limits.
     pub opts: &'a SolveOptions,
+    /// The first layers, expanded explicitly before the set-up, replayed by the forward
+    /// search (`None`: every layer symbolically).
+    pub explicit: Option<ExplicitRun>,
     /// Called after each solved layer.
     pub progress: F,
 }
 
 impl<F: FnMut(&SolveStats)> GameJob<SolveStats, SolveError> for SolveJob<'_, F> {
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<SolveStats, SolveError> {
-        Ok(solve(g, self.opts, self.progress)?.stats)
+        let mut explicit = self.explicit;
+        if let (Some(run), true) = (&mut explicit, g.is_layerwise()) {
+            // As in reachability: slow symbolic layers, so the explicit ones go on further.
+            if !g.encoding().assumed() {
+                run.extend_for_layerwise(&self.opts.limits);
+            }
+        }
+        Ok(solve_with(g, self.opts, explicit, self.progress)?.stats)
     }
 }
