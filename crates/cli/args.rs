@@ -67,18 +67,46 @@ pub struct OutputArgs {
 pub struct PlotArgs {
     /// Draw the states and BDD nodes of each layer (log scale; for `solve` also the states by
     /// value, stacked) as an SVG picture in this file, written when the run ends (also after a
-    /// limit: the finished layers). A file that cannot be written is an input error (exit code
-    /// 2) after the report is printed.
+    /// limit: the finished layers). A path in a missing or unwritable directory is refused
+    /// before any work (exit code 2).
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 }
 
 impl PlotArgs {
-    /// Refuses (an input error, before any work) a plot path that is the game file itself.
+    /// Refuses (an input error, before any work) a plot path that is the game file itself, a
+    /// directory, or in a directory that does not exist or cannot be written (probed with a
+    /// hidden file, removed at once).
     pub fn check(&self, game: &Path) -> Result<(), Failure> {
-        match &self.plot {
-            Some(p) => crate::output::refuse_overwrite("--plot", p, &[game], &[]),
-            None => Ok(()),
+        let Some(p) = &self.plot else {
+            return Ok(());
+        };
+        crate::output::refuse_overwrite("--plot", p, &[game], &[])?;
+        if p.is_dir() {
+            return Err(Failure::input(format!(
+                "--plot {}: is a directory",
+                p.display()
+            )));
+        }
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let probe = dir.join(format!(".symgame-plot-check-{}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+        {
+            Ok(_) => {
+                let _ = std::fs::remove_file(&probe);
+                Ok(())
+            }
+            Err(e) => Err(Failure::input(format!(
+                "--plot {}: cannot write in {}: {e}",
+                p.display(),
+                dir.display()
+            ))),
         }
     }
 }
