@@ -20,6 +20,11 @@ struct Server {
 
 impl Server {
     fn start(db_dir: Option<&Path>) -> Server {
+        Server::start_with(db_dir, &[])
+    }
+
+    /// [`Server::start`] with further flags.
+    fn start_with(db_dir: Option<&Path>, flags: &[&str]) -> Server {
         static SERVERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = SERVERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let log = symgame_testkit::scratch_dir!("serve-tests", format!("log-{n}")).join("log");
@@ -28,6 +33,7 @@ impl Server {
         if let Some(dir) = db_dir {
             cmd.arg("--db-dir").arg(dir);
         }
+        cmd.args(flags);
         let mut child = cmd
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).expect("creates the log"))
@@ -448,4 +454,33 @@ fn malformed_and_out_of_order_messages_get_errors_and_serving_goes_on() {
     assert_eq!(post(port, "(info)").body, "available");
     let rewards = referee.play("after-errors", &[Seat::Remote(port), Seat::Random(7)]);
     assert!(rewards[0] >= rewards[1], "{rewards:?}");
+}
+
+#[test]
+fn stalled_clients_do_not_hold_up_the_others() {
+    // Four clients announce a body and send only part of it, then wait (tiny_http has no read
+    // timeout); they must not hold the threads that answer the others.
+    let server = Server::start_with(None, &["--max-matches", "1"]);
+    let port = server.port;
+    let stalled: Vec<TcpStream> = (0..4)
+        .map(|_| {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connects");
+            let head = format!(
+                "POST / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 100000\r\n\r\n(info"
+            );
+            s.write_all(head.as_bytes()).expect("writes");
+            s
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // The reply comes once the stalled reads time out (a test that would hang fails instead).
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(post(port, "(info)"));
+    });
+    let reply = rx
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("a reply within 20 s: the stalled clients hold every worker");
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    drop(stalled);
 }

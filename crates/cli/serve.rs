@@ -1,6 +1,7 @@
 //! `symgame serve`: a player for the GGP communication protocol, over HTTP.
 //!
-//! The HTTP is here (tiny_http, a pool of worker threads); what each message means is
+//! The HTTP is here (tiny_http; each message answered on a thread of its own, so that a client
+//! that stalls while sending holds only its own thread); what each message means is
 //! `symgame_player::Player`'s. Replies are `text/acknowledge`, as GGP game servers send and
 //! expect. A message the player cannot answer gets a 4xx status with `error: WHY` as its body,
 //! and serving goes on. Ctrl-C (or SIGTERM) ends the server (exit code 0).
@@ -9,7 +10,7 @@ use crate::failure::Failure;
 use crate::signals::cancel_flag;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use symgame_player::sexpr::Sexpr;
@@ -18,6 +19,9 @@ use tiny_http::{Header, Method, Request, Response, Server};
 
 /// The largest message body read: GGP rules of the largest games are a few hundred kB.
 pub const MAX_BODY: usize = 1 << 20;
+
+/// The most messages answered at once (each on its own thread); more get "busy" (503).
+const MAX_IN_FLIGHT: usize = 256;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -62,20 +66,31 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let server = Arc::new(server);
     let served = Arc::new(AtomicU64::new(0));
     let cancel = cancel_flag();
-    // Every match can wait for its move at once, and a few more for info and errors.
-    for _ in 0..usize::from(a.max_matches) + 2 {
-        let (server, player, served, cancel) = (
-            server.clone(),
-            player.clone(),
-            served.clone(),
-            cancel.clone(),
-        );
+    // One thread takes the requests; each is answered on a thread of its own, so that a client
+    // that stalls while sending its message (tiny_http has no read timeout) holds only its own
+    // thread, never the others'. At most MAX_IN_FLIGHT at once: beyond, "busy" (503).
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    {
+        let (server, served, cancel) = (server.clone(), served.clone(), cancel.clone());
         std::thread::spawn(move || {
             while !cancel.load(Ordering::Relaxed) {
                 match server.recv_timeout(Duration::from_millis(200)) {
                     Ok(Some(request)) => {
                         served.fetch_add(1, Ordering::Relaxed);
-                        serve(&player, request);
+                        if in_flight.fetch_add(1, Ordering::SeqCst) >= MAX_IN_FLIGHT {
+                            in_flight.fetch_sub(1, Ordering::SeqCst);
+                            respond(
+                                request,
+                                503,
+                                format!("error: busy ({MAX_IN_FLIGHT} messages in progress)"),
+                            );
+                            continue;
+                        }
+                        let (player, in_flight) = (player.clone(), in_flight.clone());
+                        std::thread::spawn(move || {
+                            serve(&player, request);
+                            in_flight.fetch_sub(1, Ordering::SeqCst);
+                        });
                     }
                     Ok(None) => {}
                     Err(e) => eprintln!("symgame serve: {e}"),
