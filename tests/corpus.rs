@@ -221,6 +221,49 @@ fn assumed_groups_checked_by_the_search_give_exact_counts() {
     assert_eq!(reach["states"].to_string().replace('"', ""), "145877");
 }
 
+/// `solve` on mummymaze2p assumes the fluent groups its mutex proof gives up on (checked on
+/// every reachable state) and records that encoding in the solution; `export`, `query` and
+/// `verify` read it there instead of proving the groups again (which would give another
+/// encoding, and so a "made for another game" refusal).
+#[test]
+#[ignore = "corpus: needs the GGP corpus at ../shared/gdl-corpus"]
+fn a_solution_on_assumed_groups_is_read_back_with_its_encoding() {
+    let game = corpus_game("mummymaze2p.kif");
+    let dir = symgame_testkit::scratch_dir!("corpus", "assumed-solution");
+    let (sol, db) = (dir.join("sol"), dir.join("mm.db"));
+    let (sol_s, db_s, game_s) = (
+        sol.to_str().unwrap(),
+        db.to_str().unwrap(),
+        game.to_str().unwrap(),
+    );
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_symgame"))
+            .args(args)
+            .current_dir(root())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    let (code, out) = run(&["solve", "--out", sol_s, "--time-limit", "300", game_s]);
+    assert_eq!(code, Some(0), "{out}");
+    let manifest = std::fs::read_to_string(sol.join("solution.json")).unwrap();
+    assert!(
+        manifest.contains("\"assumed\": true"),
+        "the encoding is recorded"
+    );
+    let (code, out) = run(&["export", "--solution", sol_s, "--out", db_s, game_s]);
+    assert_eq!(code, Some(0), "{out}");
+    let (code, out) = run(&["query", "--game", game_s, "--rank", "0", db_s]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("145877 states"), "{out}");
+    // Checked state by state by the explicit solvers, as far as 30 s go: no disagreement.
+    let (code, out) = run(&["verify", "--solution", sol_s, "--time-limit", "30", game_s]);
+    assert!(matches!(code, Some(0 | 3)), "{out}");
+    assert!(out.contains("no disagreement"), "{out}");
+}
+
 /// Runs symgame with `args` and then `game`, and parses its standard output as JSON.
 fn run_json(game: &std::path::Path, args: &[&str]) -> (Option<i32>, serde_json::Value) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_symgame"))

@@ -319,8 +319,9 @@ fn perfect_player_never_loses_to_a_random_player() {
 
 #[test]
 fn without_time_to_solve_the_player_searches_and_still_never_loses() {
-    // A start clock of 0: no time to solve (nor perhaps to ground before `ready`); every move
-    // comes from alpha-beta within the play clock, which solves tic-tac-toe from any position.
+    // A start clock of 0: 50 ms to prepare (maybe not even to ground before `ready`); the moves
+    // come from alpha-beta within the play clock, which solves tic-tac-toe from any position,
+    // until a table made in the background is there.
     let server = Server::start(None);
     let mut referee = Referee::new("tictactoe");
     referee.start_clock = 0;
@@ -335,9 +336,10 @@ fn without_time_to_solve_the_player_searches_and_still_never_loses() {
         );
     }
     let log = std::fs::read_to_string(&server.log).unwrap();
-    // Ready before the grounding ("preparing") or after it ("search: ..."), never a table.
+    // Ready before the grounding ("preparing"), after it ("search: ..."), or, as tic-tac-toe
+    // solves in milliseconds, even with its table made within the 50 ms the player gives
+    // itself: whichever, it never loses.
     assert!(log.contains("-> ready; match search-0: "), "{log}");
-    assert!(!log.contains(": table"), "{log}");
     let other = Server::start(None);
     let rewards = referee.play(
         "search-both",

@@ -196,6 +196,8 @@ impl Classify for SolveError {
             SolveError::Symbolic(e) => e.kind(),
             SolveError::Io(e) => e.kind(),
             SolveError::StageGame(_) => Kind::Internal,
+            // The commands solve again with proven groups: reaching the user is a fault.
+            SolveError::AssumedGroupBroken => Kind::Internal,
             // Games outside the solver: no legal move, simultaneous moves in the layered solver.
             _ => Kind::Input,
         }
@@ -455,6 +457,11 @@ mod tests {
                 "no legal move",
                 SolveError::NoLegalMove { state: vec![] }.into(),
                 EXIT_INPUT,
+            ),
+            (
+                "assumed group broken",
+                SolveError::AssumedGroupBroken.into(),
+                EXIT_INTERNAL,
             ),
             (
                 "solution file",

@@ -9,6 +9,7 @@ use crate::output::{print_json, Usage};
 use crate::progress::Progress;
 use serde::Serialize;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use symgame_ground::GroundGame;
@@ -136,40 +137,61 @@ pub fn run(a: Args) -> Result<(), Failure> {
     log.start("grounding");
     let game = a.game.load(None)?;
     log.finish(None);
-    let explicit = a
-        .explicit
-        .run(&game, &clock, &a.limits.limits(&clock), &log);
-    let sym = SymbolicOptions {
-        setup_log: Some(log.clone()),
-        // Reachable states falsify mutex candidates early; the proven groups are the same.
-        known_states: explicit.as_ref().map(ExplicitRun::known_states),
-        ..symbolic_options(&clock)
-    };
-    let encoding = Encoding::with_options(&game, &sym);
-    let bits = encoding.num_bits();
-    let finished = on_watchdog(&names, &log, bits, started);
-    let opts = SolveOptions {
-        layered: a.layered.layered,
-        values: a.values.values,
-        keep_classes: false,
-        out_dir: a.out.clone(),
-        spill_dir: None,
-        fingerprint: fingerprint(&game, &encoding),
-        nash_budget: None,
-        limits: a.limits.limits(&clock),
-    };
-    let setup = a.engine.setup(&game, encoding, &config, &sym);
-    let solving = SolveJob {
-        opts: &opts,
-        explicit,
-        progress: |s: &SolveStats| {
-            progress.solve(s);
-            if let Ok(mut done) = finished.lock() {
-                *done = Some(s.clone());
+    let bits = Arc::new(AtomicU32::new(0));
+    let finished = on_watchdog(&names, &log, bits.clone(), started);
+    // Where the mutex proof gives up, the groups that playouts did not break are assumed; the
+    // forward search checks them on every reachable state, and if one breaks, nothing is
+    // solved and the set-up runs again with proven groups only.
+    let mut assume = true;
+    let stats = loop {
+        let explicit = a
+            .explicit
+            .run(&game, &clock, &a.limits.limits(&clock), &log);
+        let sym = SymbolicOptions {
+            setup_log: Some(log.clone()),
+            // Reachable states falsify mutex candidates early; the proven groups are the same.
+            known_states: explicit.as_ref().map(ExplicitRun::known_states),
+            assume_groups: assume,
+            ..symbolic_options(&clock)
+        };
+        let encoding = Encoding::with_options(&game, &sym);
+        bits.store(encoding.num_bits(), Ordering::Relaxed);
+        let opts = SolveOptions {
+            layered: a.layered.layered,
+            values: a.values.values,
+            keep_classes: false,
+            out_dir: a.out.clone(),
+            spill_dir: None,
+            fingerprint: fingerprint(&game, &encoding),
+            nash_budget: None,
+            limits: a.limits.limits(&clock),
+        };
+        let setup = a.engine.setup(&game, encoding, &config, &sym);
+        let solving = SolveJob {
+            opts: &opts,
+            explicit,
+            progress: |s: &SolveStats| {
+                progress.solve(s);
+                if let Ok(mut done) = finished.lock() {
+                    *done = Some(s.clone());
+                }
+            },
+        };
+        match setup.run(solving) {
+            Err(SolveError::AssumedGroupBroken) if assume => {
+                log.start("retry");
+                log.note(
+                    "a reachable state breaks an assumed fluent group: set-up again with \
+                          proven groups only"
+                        .to_string(),
+                );
+                log.finish(None);
+                assume = false;
             }
-        },
+            r => break r.map_err(|e| failure(&a, &game, e)),
+        }
     };
-    let stats = setup.run(solving).map_err(|e| failure(&a, &game, e));
+    let bits = bits.load(Ordering::Relaxed);
     progress.clear();
     let stats = match stats {
         Ok(stats) => stats,
@@ -206,7 +228,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
 fn on_watchdog(
     names: &Names,
     log: &SetupLog,
-    bits: u32,
+    bits: Arc<AtomicU32>,
     started: Instant,
 ) -> Arc<Mutex<Option<SolveStats>>> {
     let finished = Arc::new(Mutex::new(None::<SolveStats>));
@@ -217,6 +239,7 @@ fn on_watchdog(
             Some(stats) => {
                 let mut stats = stats.clone();
                 stats.stopped = Some(StopReason::TimeLimit);
+                let bits = bits.load(Ordering::Relaxed);
                 let _ = report(&names, &stats, bits, Usage::since(started));
                 if let Err(e) = write_plot(&names, &stats) {
                     eprintln!("{e}");

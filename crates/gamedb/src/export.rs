@@ -8,8 +8,8 @@ use symgame_bdd::{Backend, BddEngine, BddNodes, EngineConfig, EngineJob};
 use symgame_db::{Outcome, Schema, WriteSummary, Writer};
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    read_solution, solve, Encoding, GameKind, LayeredMode, Limits, Solution, SolveError,
-    SolveOptions, SolveStats, StopReason, SymbolicError, SymbolicGame, SymbolicOptions,
+    read_solution, solution_encoding, solve, Encoding, GameKind, LayeredMode, Limits, Solution,
+    SolveError, SolveOptions, SolveStats, StopReason, SymbolicError, SymbolicGame, SymbolicOptions,
 };
 
 use crate::error::{Error, ErrorKind, Result};
@@ -109,7 +109,16 @@ pub fn export(
     opts: &ExportOptions,
     progress: impl FnMut(&SolveStats),
 ) -> Result<Exported> {
-    let enc = Encoding::with_options(game, &opts.symbolic);
+    // A solution's BDDs are over the encoding its manifest records (older manifests: the one
+    // the options give, as before).
+    let recorded = match &opts.solution {
+        Some(dir) => solution_encoding(dir, game),
+        None => None,
+    };
+    let enc = match recorded {
+        Some(enc) => enc,
+        None => Encoding::with_options(game, &opts.symbolic),
+    };
     let n = enc.num_vars();
     opts.backend.run(
         n,

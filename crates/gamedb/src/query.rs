@@ -96,28 +96,33 @@ impl GameDatabase {
     /// order; [`ErrorKind::Database`] with the reader's kind (foreign, truncated, checksum,
     /// ...); [`ErrorKind::Metadata`] if the metadata is not a game database's.
     pub fn open(path: &Path, game: GroundGame, sym: &SymbolicOptions) -> Result<GameDatabase> {
-        let encoding = Encoding::with_options(&game, sym);
-        let fp = fingerprint(&game, &encoding);
-        let db = Database::open(path, Some(&fp)).map_err(|e| match e.kind() {
-            symgame_db::ErrorKind::FingerprintMismatch => {
-                // Name the game the file was made for, when the file says so.
-                let made_for = Database::open(path, None)
-                    .ok()
-                    .and_then(|d| Metadata::from_bytes(d.metadata()).ok())
-                    .map_or("another game".to_string(), |m| m.game);
-                Error::new(
-                    ErrorKind::FingerprintMismatch,
-                    format!(
-                        "{}: the database was made for {made_for}, not for the game given \
-                         (fingerprint mismatch: another ground game or variable order)",
-                        path.display()
-                    ),
-                )
-            }
-            _ => Error::from(e),
-        })?;
+        let db = Database::open(path, None).map_err(Error::from)?;
         let metadata = Metadata::from_bytes(db.metadata())
             .map_err(|e| Error::new(ErrorKind::Metadata, format!("{}: {e}", path.display())))?;
+        // The encoding the export used, as the file records it (groups proven, or assumed by
+        // the solver and checked on every reachable state); it must fit the game and give the
+        // file's fingerprint. Else the one `sym` gives, as for files that do not record it.
+        let recorded = metadata
+            .encoding
+            .clone()
+            .checked(game.fluents.len())
+            .ok()
+            .filter(|enc| fingerprint(&game, enc) == *db.fingerprint());
+        let encoding = match recorded {
+            Some(enc) => enc,
+            None => Encoding::with_options(&game, sym),
+        };
+        if fingerprint(&game, &encoding) != *db.fingerprint() {
+            return Err(Error::new(
+                ErrorKind::FingerprintMismatch,
+                format!(
+                    "{}: the database was made for {}, not for the game given (fingerprint \
+                     mismatch: another ground game or variable order)",
+                    path.display(),
+                    metadata.game
+                ),
+            ));
+        }
         let reasoner = Reasoner::new(&game);
         Ok(GameDatabase {
             db,

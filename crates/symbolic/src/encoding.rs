@@ -84,6 +84,48 @@ pub struct Encoding {
 }
 
 impl Encoding {
+    /// This encoding, read from a file, checked against a game of `num_fluents` fluents: its
+    /// groups must partition the fluents and every derived field must be what the groups and
+    /// their order give (a file that passed its checksums but was written wrongly or edited
+    /// is refused, never trusted into a panic).
+    pub fn checked(self, num_fluents: usize) -> Result<Encoding, String> {
+        let mut seen = vec![false; num_fluents];
+        for g in &self.groups {
+            if g.fluents.is_empty() {
+                return Err("an empty fluent group".to_string());
+            }
+            for &f in &g.fluents {
+                match seen.get_mut(f) {
+                    Some(s) if !*s => *s = true,
+                    Some(_) => return Err(format!("fluent {f} in two groups")),
+                    None => return Err(format!("fluent {f} of a game of {num_fluents}")),
+                }
+            }
+        }
+        if !seen.iter().all(|&s| s) {
+            return Err("the groups do not cover every fluent".to_string());
+        }
+        if self.turn_group.len() != self.groups.len() {
+            return Err("one turn flag per group expected".to_string());
+        }
+        let rebuilt = Encoding::lay_out(
+            num_fluents,
+            self.kind,
+            self.order,
+            self.groups.clone(),
+            self.turn_group.clone(),
+        );
+        let rebuilt = if self.assumed {
+            rebuilt.into_assumed()
+        } else {
+            rebuilt
+        };
+        if rebuilt != self {
+            return Err("its derived fields do not follow from its groups".to_string());
+        }
+        Ok(rebuilt)
+    }
+
     /// The layout of `groups`, already in variable order, over `num_fluents` fluents (a
     /// partition of them; panics otherwise); `turn_group[g]` says whether group `g` is a turn
     /// group. The constructors are [`Encoding::new`] and [`Encoding::from_groups`] (which

@@ -89,9 +89,9 @@ pub use profile::{Phase, SetupLog};
 pub use reach::{reach, reach_count, reach_until, LayerStats, Reach, ReachJob, ReachStats};
 pub use solve::error::SolveError;
 pub use solve::files::{
-    fingerprint, layer_file_name, read_manifest, read_stored, write_atomic, write_manifest_file,
-    write_stored, FileError, Manifest, StoredClass, StoredLayer, FORMAT_VERSION, MAGIC, MANIFEST,
-    MANIFEST_VERSION,
+    fingerprint, layer_file_name, read_manifest, read_stored, solution_encoding, write_atomic,
+    write_manifest_file, write_stored, FileError, Manifest, StoredClass, StoredLayer,
+    FORMAT_VERSION, MAGIC, MANIFEST, MANIFEST_VERSION,
 };
 pub use solve::options::{LayeredMode, SolveOptions, ValueRule};
 pub use solve::solution::{read_solution, Solution};

@@ -86,7 +86,10 @@ pub struct SymbolicOptions {
     pub layerwise_cut_nodes: usize,
     /// When the mutex proof gives up, assume the candidate groups that random playouts did not
     /// break instead of falling back to the plain encoding ([`Encoding::assumed`](crate::Encoding::assumed)). Only for
-    /// forward searches that check the assumptions as they go ([`reach`](crate::reach) does); off by default.
+    /// searches that check the assumptions as they go: [`reach`](crate::reach) stops where one
+    /// breaks, [`solve`](crate::solve) fails with
+    /// [`SolveError::AssumedGroupBroken`](crate::SolveError::AssumedGroupBroken) before solving
+    /// anything (the caller runs again with proven groups); off by default.
     #[serde(default)]
     pub assume_groups: bool,
     /// Reachable states already known (true fluents; `reach` passes its explicit prefix): the

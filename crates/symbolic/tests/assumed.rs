@@ -6,7 +6,10 @@ use std::time::Duration;
 use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
 use symgame_explicit::{explore, Limits, Reasoner};
 use symgame_symbolic::mutex::{prove_groups, prove_groups_within, MutexBudget};
-use symgame_symbolic::{reach, Encoding, EncodingKind, Order, SymbolicGame, SymbolicOptions};
+use symgame_symbolic::{
+    reach, solve, Encoding, EncodingKind, Order, SolveError, SolveOptions, SymbolicGame,
+    SymbolicOptions,
+};
 use symgame_testkit::{from_text, ExplicitGraph};
 
 /// Twenty binary choices; `(flag 2)` joins `(flag 1)` only after twenty `b`s, a path random
@@ -107,4 +110,56 @@ fn known_states_drop_the_candidates_they_break() {
         .map(|l| u64::try_from(&l.states).unwrap())
         .collect();
     assert_eq!(got, want);
+}
+
+/// The encoding of `game` with every candidate group that playouts leave assumed (a mutex
+/// proof given no time).
+fn assumed_encoding(game: &symgame_ground::GroundGame) -> Encoding {
+    let budget = MutexBudget {
+        time: Duration::ZERO,
+        assume_on_give_up: true,
+        ..MutexBudget::default()
+    };
+    let proof = prove_groups_within(game, &budget);
+    assert!(proof.assumed, "{proof:?}");
+    Encoding::from_groups(game, EncodingKind::Compact, Order::Heuristic, proof.groups)
+        .into_assumed()
+}
+
+/// `solve` on assumed groups: where one breaks it solves nothing and says so (the commands then
+/// solve again with proven groups); where none breaks, every reachable state gets the value
+/// explicit minimax gives it.
+#[test]
+fn solving_on_assumed_groups_refuses_a_broken_one_and_is_exact_otherwise() {
+    let game = from_text(&rare());
+    let enc = assumed_encoding(&game);
+    let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+    let g = SymbolicGame::new(&e, &game, enc, &SymbolicOptions::default()).unwrap();
+    match solve(&g, &SolveOptions::default(), |_| {}) {
+        Err(SolveError::AssumedGroupBroken) => {}
+        other => panic!(
+            "expected AssumedGroupBroken, got {:?}",
+            other.map(|s| s.stats)
+        ),
+    }
+
+    let game = symgame_testkit::load_game("tictactoe");
+    let r = Reasoner::new(&game);
+    let mut mm = symgame_testkit::Minimax::new(&r);
+    mm.value(&r.initial_state());
+    let enc = assumed_encoding(&game);
+    let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+    let g = SymbolicGame::new(&e, &game, enc, &SymbolicOptions::default()).unwrap();
+    let opts = SolveOptions {
+        keep_classes: true,
+        ..SolveOptions::default()
+    };
+    let solved = solve(&g, &opts, |_| {}).unwrap();
+    assert_eq!(solved.stats.stopped, None);
+    assert_eq!(solved.stats.states, mm.values().len().into());
+    for (s, (outcome, _)) in mm.values() {
+        let fluents: Vec<usize> = s.fluents().collect();
+        let (o, _) = solved.value_of(&g, &fluents).unwrap().unwrap();
+        assert_eq!(&solved.stats.outcomes[o], outcome, "{fluents:?}");
+    }
 }

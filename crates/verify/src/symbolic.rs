@@ -11,7 +11,8 @@ use symgame_explicit::Reasoner;
 use symgame_ground::GroundGame;
 use symgame_limits::{Guard, Limits};
 use symgame_symbolic::{
-    fingerprint, security_values, solve, Encoding, GameKind, NashStats, SolveOptions, SymbolicGame,
+    fingerprint, security_values, solution_encoding, solve, Encoding, GameKind, NashStats,
+    SolveError, SolveOptions, SymbolicGame, SymbolicOptions,
 };
 
 /// What the symbolic side says about the states to check.
@@ -51,15 +52,39 @@ pub(crate) fn symbolic_side(
     opts: &VerifyOptions,
     guard: &Guard<'_>,
 ) -> Result<SymbolicSide, Error> {
-    let enc = Encoding::with_options(game, &opts.symbolic);
-    let job = Job {
-        game,
-        reasoner,
-        opts,
-        guard,
-        enc: enc.clone(),
+    let side = |enc: Encoding| {
+        let job = Job {
+            game,
+            reasoner,
+            opts,
+            guard,
+            enc: enc.clone(),
+        };
+        opts.backend.run(enc.num_vars(), &opts.engine, job)?
     };
-    opts.backend.run(enc.num_vars(), &opts.engine, job)?
+    // A solution's BDDs are over the encoding its manifest records (older manifests: the one
+    // the options give).
+    if let Some(dir) = &opts.solution {
+        return match solution_encoding(dir, game) {
+            Some(enc) => side(enc),
+            None => side(Encoding::with_options(game, &opts.symbolic)),
+        };
+    }
+    // Solving here, as `solve` does: where the mutex proof gives up, the groups playouts did
+    // not break are assumed and checked on every reachable state; if one breaks, again with
+    // proven groups only.
+    let assuming = SymbolicOptions {
+        assume_groups: true,
+        ..opts.symbolic.clone()
+    };
+    let enc = Encoding::with_options(game, &assuming);
+    if enc.assumed() {
+        match side(enc) {
+            Err(Error::Solve(SolveError::AssumedGroupBroken)) => {}
+            r => return r,
+        }
+    }
+    side(Encoding::with_options(game, &opts.symbolic))
 }
 
 struct Job<'a> {

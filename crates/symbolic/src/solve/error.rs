@@ -30,6 +30,9 @@ pub enum SolveError {
     /// A simultaneous stage game could not be solved (its LP failed, or its legal joint moves
     /// are not all pairs of the roles' legal moves): a fault of the solver, not of the game.
     StageGame(String),
+    /// The encoding's fluent groups were assumed ([`Encoding::assumed`](crate::Encoding::assumed))
+    /// and a reachable state breaks one: nothing was solved; solve again with proven groups.
+    AssumedGroupBroken,
 }
 
 impl std::fmt::Display for SolveError {
@@ -50,6 +53,11 @@ impl std::fmt::Display for SolveError {
                  move); the game is not well formed"
             ),
             SolveError::Io(e) => write!(f, "{e}"),
+            SolveError::AssumedGroupBroken => write!(
+                f,
+                "a reachable state breaks a fluent group the encoding assumed; solve again with \
+                 proven groups only"
+            ),
         }
     }
 }

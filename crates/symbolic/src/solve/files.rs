@@ -70,6 +70,12 @@ pub struct Manifest {
     pub files: Vec<(Option<u32>, String)>,
     /// The statistics of the run (roles, outcomes, per-layer counts, ...).
     pub stats: SolveStats,
+    /// The encoding the solution's BDDs are over (the fingerprint covers it). The readers use
+    /// it rather than proving the fluent groups again, which could end elsewhere (a proof that
+    /// gave up at the solver's deadline, or groups the solver assumed and checked on every
+    /// reachable state). Absent in manifests written before it was added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<Encoding>,
 }
 
 /// A file that could not be read or written.
@@ -273,6 +279,7 @@ pub(crate) fn write_layer(
 pub(crate) fn write_manifest(
     dir: &Path,
     fingerprint: &str,
+    encoding: &Encoding,
     stats: &SolveStats,
 ) -> Result<(), FileError> {
     let files = if stats.layered {
@@ -297,8 +304,19 @@ pub(crate) fn write_manifest(
         complete: stats.stopped.is_none(),
         files,
         stats: stats.clone(),
+        encoding: Some(encoding.clone()),
     };
     write_manifest_file(dir, &m)
+}
+
+/// The encoding a solution directory's manifest records, if it is `game`'s: it fits the game
+/// ([`Encoding::checked`]) and gives the manifest's fingerprint with it. `None` otherwise (a
+/// manifest written before the encoding was recorded, a solution of another game, or a
+/// manifest that cannot be read: [`read_solution`](crate::read_solution) then says why).
+pub fn solution_encoding(dir: &Path, game: &GroundGame) -> Option<Encoding> {
+    let m = read_manifest(dir).ok()?;
+    let enc = m.encoding?.checked(game.fluents.len()).ok()?;
+    (fingerprint(game, &enc) == m.fingerprint).then_some(enc)
 }
 
 /// Writes `m` as the manifest of `dir` (atomically), with its checksum computed (the field

@@ -126,7 +126,7 @@ pub fn solve_with<E: BddEngine>(
         Err(SolveOrStop::Error(e)) => return Err(e),
     }
     if let Some(dir) = &opts.out_dir {
-        write_manifest(dir, &opts.fingerprint, &stats)?;
+        write_manifest(dir, &opts.fingerprint, g.encoding(), &stats)?;
     }
     Ok(Solved {
         stats,
@@ -152,6 +152,10 @@ fn run<E: BddEngine>(
     let spill = Spill::new(opts.spill_dir.as_deref())?;
     let to_files = two && opts.layered == LayeredMode::Auto;
     let fwd = forward(g, ctx, explicit, to_files, &spill)?;
+    if g.assumption_broken() {
+        // The layers end where a group broke: solving them would be wrong.
+        return Err(SolveOrStop::Error(SolveError::AssumedGroupBroken));
+    }
     stats.reach_seconds = ctx.guard.started.elapsed().as_secs_f64();
     stats.states = fwd.states.clone();
     if to_files && fwd.layered && !fwd.simultaneous && opts.values == ValueRule::Auto {
