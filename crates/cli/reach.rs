@@ -166,6 +166,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
     };
     log.finish(None);
     let mut assume = true;
+    // The run on assumed groups that broke: its layers before the break are exact, and stand
+    // if the run with proven groups stops before it gets as far.
+    let mut broken: Option<(ReachStats, u32, usize, f64)> = None;
     let (stats, bits, mutex_groups, setup_seconds) = loop {
         let explicit = a
             .explicit
@@ -224,9 +227,27 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 ));
                 log.finish(None);
                 assume = false;
+                broken = Some((stats, bits, mutex_groups, setup_seconds));
                 continue;
             }
-            Ok(stats) => stats,
+            Ok(stats) => match broken.take() {
+                Some((mut first, b, m, s))
+                    if stats.stopped.is_some() && first.layers.len() > stats.layers.len() =>
+                {
+                    first.stopped = stats.stopped;
+                    break (first, b, m, s);
+                }
+                _ => stats,
+            },
+            Err(e) if broken.is_some() && Failure::from(e.clone()).kind == Kind::Limit => {
+                // The retry's set-up stopped: the exact layers before the break are the result.
+                let (mut first, b, m, s) = broken.take().expect("checked");
+                first.stopped = Some(match &e {
+                    symgame_symbolic::SymbolicError::Stopped(why) => *why,
+                    _ => StopReason::TimeLimit,
+                });
+                break (first, b, m, s);
+            }
             Err(e) => {
                 // Stopped or failed in the set-up: say how far it got, also under --json.
                 progress.clear();
