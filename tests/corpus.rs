@@ -248,6 +248,10 @@ fn a_solution_on_assumed_groups_is_read_back_with_its_encoding() {
     };
     let (code, out) = run(&["solve", "--out", sol_s, "--time-limit", "300", game_s]);
     assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("fluent groups assumed"),
+        "the report says so: {out}"
+    );
     let manifest = std::fs::read_to_string(sol.join("solution.json")).unwrap();
     assert!(
         manifest.contains("\"assumed\": true"),

@@ -9,7 +9,7 @@ use crate::output::{print_json, Usage};
 use crate::progress::Progress;
 use serde::Serialize;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use symgame_ground::GroundGame;
@@ -50,6 +50,9 @@ struct Report<'a> {
     out: Option<String>,
     /// State bits of the encoding (two BDD variables each).
     bits: u32,
+    /// Whether fluent groups were assumed where the mutex proof gave up (each checked on
+    /// every reachable state: a break would have solved again with proven groups).
+    assumed_groups: bool,
     /// Time and memory of the whole command (grounding, encoding, solving, writing).
     #[serde(flatten)]
     usage: Usage,
@@ -137,8 +140,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
     log.start("grounding");
     let game = a.game.load(None)?;
     log.finish(None);
-    let bits = Arc::new(AtomicU32::new(0));
-    let finished = on_watchdog(&names, &log, bits.clone(), started);
+    let layout = Arc::new(Layout::default());
+    let finished = on_watchdog(&names, &log, layout.clone(), started);
     // Where the mutex proof gives up, the groups that playouts did not break are assumed; the
     // forward search checks them on every reachable state, and if one breaks, nothing is
     // solved and the set-up runs again with proven groups only.
@@ -155,7 +158,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
             ..symbolic_options(&clock)
         };
         let encoding = Encoding::with_options(&game, &sym);
-        bits.store(encoding.num_bits(), Ordering::Relaxed);
+        layout.bits.store(encoding.num_bits(), Ordering::Relaxed);
+        layout.assumed.store(encoding.assumed(), Ordering::Relaxed);
         let opts = SolveOptions {
             layered: a.layered.layered,
             values: a.values.values,
@@ -191,7 +195,6 @@ pub fn run(a: Args) -> Result<(), Failure> {
             r => break r.map_err(|e| failure(&a, &game, e)),
         }
     };
-    let bits = bits.load(Ordering::Relaxed);
     progress.clear();
     let stats = match stats {
         Ok(stats) => stats,
@@ -205,7 +208,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         }
         Err(f) => return Err(f),
     };
-    report(&names, &stats, bits, Usage::since(started))?;
+    report(&names, &stats, &layout, Usage::since(started))?;
     let plot = write_plot(&names, &stats);
     let run = match stats.stopped {
         None => Ok(()),
@@ -228,7 +231,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
 fn on_watchdog(
     names: &Names,
     log: &SetupLog,
-    bits: Arc<AtomicU32>,
+    layout: Arc<Layout>,
     started: Instant,
 ) -> Arc<Mutex<Option<SolveStats>>> {
     let finished = Arc::new(Mutex::new(None::<SolveStats>));
@@ -239,8 +242,7 @@ fn on_watchdog(
             Some(stats) => {
                 let mut stats = stats.clone();
                 stats.stopped = Some(StopReason::TimeLimit);
-                let bits = bits.load(Ordering::Relaxed);
-                let _ = report(&names, &stats, bits, Usage::since(started));
+                let _ = report(&names, &stats, &layout, Usage::since(started));
                 if let Err(e) = write_plot(&names, &stats) {
                     eprintln!("{e}");
                 }
@@ -265,19 +267,35 @@ fn print_setup(names: &Names, phases: &[Phase], stopped: &str) -> Result<(), Fai
 }
 
 /// Prints the report of a run that solved (some) layers, as JSON or as a table.
-fn report(names: &Names, stats: &SolveStats, bits: u32, usage: Usage) -> Result<(), Failure> {
+/// The encoding of the run (set once the encoding is built; again after a retry).
+#[derive(Default)]
+struct Layout {
+    bits: AtomicU32,
+    assumed: AtomicBool,
+}
+
+fn report(names: &Names, stats: &SolveStats, layout: &Layout, usage: Usage) -> Result<(), Failure> {
+    let bits = layout.bits.load(Ordering::Relaxed);
+    let assumed_groups = layout.assumed.load(Ordering::Relaxed);
     if names.json {
         print_json(&Report {
             game: names.game.clone(),
             backend: names.backend.clone(),
             out: names.out.as_ref().map(|p| p.display().to_string()),
             bits,
+            assumed_groups,
             usage,
             stats,
         })
     } else {
         print_text(names, stats);
-        println!("{bits} state bits; {}", usage.text());
+        let how = if assumed_groups {
+            " (fluent groups assumed where the mutex proof gave up, checked on every reachable \
+             state)"
+        } else {
+            ""
+        };
+        println!("{bits} state bits{how}; {}", usage.text());
         Ok(())
     }
 }
