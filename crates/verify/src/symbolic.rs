@@ -11,8 +11,8 @@ use symgame_explicit::Reasoner;
 use symgame_ground::GroundGame;
 use symgame_limits::{Guard, Limits};
 use symgame_symbolic::{
-    fingerprint, security_values, solution_encoding, solve, Encoding, GameKind, NashStats,
-    SolveError, SolveOptions, SymbolicGame, SymbolicOptions,
+    fingerprint, security_values, solution_encoding, solve_with, Encoding, ExplicitPrefix,
+    ExplicitRun, GameKind, NashStats, SolveError, SolveOptions, SymbolicGame, SymbolicOptions,
 };
 
 /// What the symbolic side says about the states to check.
@@ -52,13 +52,14 @@ pub(crate) fn symbolic_side(
     opts: &VerifyOptions,
     guard: &Guard<'_>,
 ) -> Result<SymbolicSide, Error> {
-    let side = |enc: Encoding| {
+    let side = |enc: Encoding, explicit: Option<ExplicitRun>| {
         let job = Job {
             game,
             reasoner,
             opts,
             guard,
             enc: enc.clone(),
+            explicit,
         };
         opts.backend.run(enc.num_vars(), &opts.engine, job)?
     };
@@ -66,26 +67,37 @@ pub(crate) fn symbolic_side(
     // the options give).
     if let Some(dir) = &opts.solution {
         return match solution_encoding(dir, game) {
-            Some(enc) => side(enc),
-            None => side(Encoding::with_options(game, &opts.symbolic)),
+            Some(enc) => side(enc, None),
+            None => side(Encoding::with_options(game, &opts.symbolic), None),
         };
     }
-    // Solving here, as `solve` does: where the mutex proof gives up, the groups playouts did
-    // not break are assumed and checked on every reachable state; if one breaks, again with
-    // proven groups only.
+    // Solving here, as `solve` does: the first layers state by state (their states also drop
+    // the mutex candidates they break), and where the mutex proof gives up, the groups
+    // playouts did not break are assumed and checked on every reachable state; if one breaks,
+    // again with proven groups only.
+    let prefix = || ExplicitPrefix::new(game, PREFIX_STATES, PREFIX_SECONDS).run(&opts.limits);
+    let run = prefix();
     let assuming = SymbolicOptions {
         assume_groups: true,
+        known_states: Some(run.known_states()),
         ..opts.symbolic.clone()
     };
     let enc = Encoding::with_options(game, &assuming);
     if enc.assumed() {
-        match side(enc) {
+        match side(enc, Some(run)) {
             Err(Error::Solve(SolveError::AssumedGroupBroken)) => {}
             r => return r,
         }
+    } else {
+        return side(enc, Some(run));
     }
-    side(Encoding::with_options(game, &opts.symbolic))
+    side(Encoding::with_options(game, &opts.symbolic), Some(prefix()))
 }
+
+/// The explicit prefix of verify's own solve: as `solve`'s defaults (`--explicit-states`,
+/// `--explicit-seconds`).
+const PREFIX_STATES: usize = 50_000;
+const PREFIX_SECONDS: f64 = 3.0;
 
 struct Job<'a> {
     game: &'a GroundGame,
@@ -93,6 +105,8 @@ struct Job<'a> {
     opts: &'a VerifyOptions,
     guard: &'a Guard<'a>,
     enc: Encoding,
+    /// The first layers expanded explicitly, for the solver's forward search to replay.
+    explicit: Option<ExplicitRun>,
 }
 
 impl EngineJob<Result<SymbolicSide, Error>> for Job<'_> {
@@ -108,7 +122,7 @@ impl EngineJob<Result<SymbolicSide, Error>> for Job<'_> {
         };
         let ((kind, classes, mixed_classes), nash) = match &opts.solution {
             Some(dir) => read_solution(&e, dir, &print, g.encoding().num_vars())?,
-            None => solve_now(&g, &limits)?,
+            None => solve_now(&g, &limits, self.explicit)?,
         };
         let mut reached = e.constant(false);
         for (_, s) in &classes {
@@ -198,13 +212,14 @@ fn read_solution<E: BddEngine>(
 fn solve_now<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     limits: &Limits,
+    explicit: Option<ExplicitRun>,
 ) -> Result<(Classes<E>, Option<NashStats>), Error> {
     let opts = SolveOptions {
         keep_classes: true,
         limits: limits.clone(),
         ..Default::default()
     };
-    let s = solve(g, &opts, |_| {})?;
+    let s = solve_with(g, &opts, explicit, |_| {})?;
     if let Some(why) = s.stats.stopped {
         return Err(Error::Stopped(why));
     }
