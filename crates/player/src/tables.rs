@@ -25,10 +25,14 @@ pub fn game_fingerprint(game: &GroundGame) -> symgame_db::Fingerprint {
     fingerprint(game, &enc)
 }
 
-/// The first database file in `dir` (in name order) made for the game of fingerprint `fp`,
-/// read from the files' headers; unreadable files, other files and hidden files (the
-/// temporary files of writers) are passed over.
-pub fn find_in_dir(dir: &Path, fp: &symgame_db::Fingerprint) -> Option<PathBuf> {
+/// The first database file in `dir` (in name order) made for `game`: first by the fingerprint
+/// in the files' headers (that of the encoding with proven groups); then, among the other
+/// database files, one whose recorded encoding fits the game and gives its fingerprint (a table
+/// solved on assumed groups, or under a deadline that cut the mutex proof short), which opening
+/// it checks. Unreadable files, other files and hidden files (the temporary files of writers)
+/// are passed over.
+pub fn find_in_dir(dir: &Path, game: &GroundGame) -> Option<PathBuf> {
+    let fp = game_fingerprint(game);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(|e| Some(e.ok()?.path()))
@@ -41,9 +45,17 @@ pub fn find_in_dir(dir: &Path, fp: &symgame_db::Fingerprint) -> Option<PathBuf> 
         })
         .collect();
     paths.sort();
+    let headers: Vec<Option<symgame_db::Fingerprint>> =
+        paths.iter().map(|p| header_fingerprint(p)).collect();
+    if let Some(i) = headers.iter().position(|h| h.as_ref() == Some(&fp)) {
+        return Some(paths.swap_remove(i));
+    }
     paths
         .into_iter()
-        .find(|p| header_fingerprint(p).as_ref() == Some(fp))
+        .zip(headers)
+        .filter(|(_, h)| h.is_some())
+        .map(|(p, _)| p)
+        .find(|p| open_database(p, game.clone()).is_ok())
 }
 
 /// The fingerprint in the header of the database file at `path` (bytes 16 to 48, after the
