@@ -267,54 +267,39 @@ fn perfect_players_draw_tictactoe_and_connect_four_4x4_over_http() {
     assert_eq!(kept[0], "c4.db");
 }
 
+/// 100 seeded matches of `game` between the player on `port` (on either side) and a random
+/// player, four at once; the player never loses.
+fn against_random(port: u16, game: &'static str) {
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            s.spawn(move || {
+                let referee = Referee::new(game);
+                for k in 0..25u64 {
+                    let seed = 1000 * t + k;
+                    let us = (seed % 2) as usize;
+                    let mut seats = [Seat::Random(seed), Seat::Random(seed)];
+                    seats[us] = Seat::Remote(port);
+                    let rewards = referee.play(&format!("{game}-random-{seed}"), &seats);
+                    assert!(
+                        rewards[us] >= rewards[1 - us],
+                        "{game}, seed {seed}: the perfect player lost {rewards:?}"
+                    );
+                }
+            });
+        }
+    });
+}
+
 #[test]
 fn perfect_player_never_loses_to_a_random_player() {
     let dir = symgame_testkit::scratch_dir!("serve-tests", "random");
     let server = Server::start(Some(&dir));
-    let port = server.port;
-    // 100 seeded tic-tac-toe matches, the perfect player on either side, four at once; the
-    // first start solves the game and keeps its database in --db-dir, the others find it there.
-    std::thread::scope(|s| {
-        for t in 0..4u64 {
-            s.spawn(move || {
-                let referee = Referee::new("tictactoe");
-                for k in 0..25u64 {
-                    let seed = 1000 * t + k;
-                    let us = (seed % 2) as usize;
-                    let mut seats = [Seat::Random(seed), Seat::Random(seed)];
-                    seats[us] = Seat::Remote(port);
-                    let rewards = referee.play(&format!("ttt-random-{seed}"), &seats);
-                    let them = 1 - us;
-                    assert!(
-                        rewards[us] >= rewards[them],
-                        "seed {seed}: the perfect player lost {rewards:?}"
-                    );
-                }
-            });
-        }
-    });
+    // The first start of a game solves it and keeps its database in --db-dir, the others
+    // find it there.
+    against_random(server.port, "tictactoe");
     let kept: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert_eq!(kept.len(), 1, "one database kept in --db-dir: {kept:?}");
-    // Connect Four 4×4: 100 seeded matches, four at once (the game is solved once, by the
-    // first start; the others find its database).
-    std::thread::scope(|s| {
-        for t in 0..4u64 {
-            s.spawn(move || {
-                let referee = Referee::new("connect4_4x4");
-                for k in 0..25u64 {
-                    let seed = 1000 * t + k;
-                    let us = (seed % 2) as usize;
-                    let mut seats = [Seat::Random(seed), Seat::Random(seed)];
-                    seats[us] = Seat::Remote(port);
-                    let rewards = referee.play(&format!("c4-random-{seed}"), &seats);
-                    assert!(
-                        rewards[us] >= rewards[1 - us],
-                        "seed {seed}: lost {rewards:?}"
-                    );
-                }
-            });
-        }
-    });
+    against_random(server.port, "connect4_4x4");
 }
 
 #[test]
