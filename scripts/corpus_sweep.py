@@ -2,7 +2,8 @@
 """Corpus sweep of the symbolic pipeline (issue 15): for every game of a directory, `symgame
 reach --json` within a time limit, recording the set-up seconds (and per phase when the report
 has them), the partitioning, the BFS layers completed, the states, whether the reachable set is
-complete and why a run stopped; optionally then `solve` and `verify`. Writes a Markdown table
+complete and why a run stopped; optionally then `solve --out` (to a scratch directory) and
+`verify --solution` of that solution. Writes a Markdown table
 after every game, and keeps every game's raw result in a JSON file, so an interrupted sweep
 resumes where it stopped (`--resume`).
 
@@ -18,6 +19,7 @@ import concurrent.futures
 import json
 import os
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from corpus_common import arguments, first_line, games, run, write_atomically  # noqa: E402
@@ -53,19 +55,25 @@ def sweep_game(a, game):
         "stopped": rep.get("stopped") or (None if code == 0 else first_line(err, 120)),
     }
     if a.solve and row["complete"]:
-        code, out, err, wall = run([a.bin, "solve", "--json", "--time-limit",
-                                    str(a.solve_limit), path],
-                                   a.solve_limit + max(a.solve_limit / 4, 5) + 5, a.gib)
-        rep = parse_json(out) or {}
-        row.update(solve_exit=code, solve_wall=round(wall, 2),
-                   solved=code == 0 and rep.get("stopped") is None and bool(rep),
-                   solve_note=None if code == 0 else first_line(err, 120))
-        if a.verify and row["solved"]:
-            code, out, err, wall = run([a.bin, "verify", "--json", "--time-limit",
-                                        str(a.solve_limit), path],
+        # The solution goes to a scratch directory, and `verify --solution` checks that very
+        # solution (rather than solving the game a second time).
+        with tempfile.TemporaryDirectory(prefix="sweep-") as scratch:
+            sol = os.path.join(scratch, "solution")
+            code, out, err, wall = run([a.bin, "solve", "--json", "--time-limit",
+                                        str(a.solve_limit), "--out", sol, path],
                                        a.solve_limit + max(a.solve_limit / 4, 5) + 5, a.gib)
-            row.update(verify_exit=code, verify_wall=round(wall, 2),
-                       verify_note=first_line(err, 120) if code != 0 else None)
+            rep = parse_json(out) or {}
+            row.update(solve_exit=code, solve_wall=round(wall, 2),
+                       solved=code == 0 and rep.get("stopped") is None and bool(rep),
+                       assumed_groups=rep.get("assumed_groups"),
+                       solve_note=None if code == 0 else first_line(err, 120))
+            if a.verify and row["solved"]:
+                code, out, err, wall = run([a.bin, "verify", "--json", "--time-limit",
+                                            str(a.solve_limit), "--solution", sol, path],
+                                           a.solve_limit + max(a.solve_limit / 4, 5) + 5,
+                                           a.gib)
+                row.update(verify_exit=code, verify_wall=round(wall, 2),
+                           verify_note=first_line(err, 120) if code != 0 else None)
     return row
 
 
