@@ -31,7 +31,7 @@ use crate::disjunction::or_all;
 use crate::partition::Partition;
 use crate::solve::error::SolveOrStop;
 use crate::solve::value::{Outcomes, ValueClass};
-use crate::solve::whole::{level_classes, WholeSet};
+use crate::solve::whole::{attract, level_classes, WholeSet};
 
 impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
     /// The security levels of every role: classes of the states of the reachable set with the
@@ -122,19 +122,14 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
                 .filter(|(o, _)| outcomes[*o][role] >= t)
                 .map(|(_, s)| s.clone())
                 .collect();
-            let mut a = or_all(e, seeds)?;
-            let mut frontier = a.clone();
-            loop {
-                ctx.guard.check()?;
-                let open = e.and_not(nonterminal, &a)?;
-                let cand = ctx.pre_in(&frontier, &open)?;
-                if e.is_false(&cand) {
-                    break;
-                }
-                let outside = e.and_not(reached, &a)?;
+            let a = or_all(e, seeds)?;
+            // A candidate enters for a move of the role after which every joint move stays
+            // inside.
+            let a = attract(ctx, nonterminal, a, |ctx, cand, a| {
+                let outside = e.and_not(reached, a)?;
                 let mut entered = Vec::new();
                 for (m, ps) in by_move.iter().enumerate() {
-                    let here = e.and(&cand, &legal[m])?;
+                    let here = e.and(cand, &legal[m])?;
                     if e.is_false(&here) {
                         continue;
                     }
@@ -145,13 +140,8 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
                     }
                     entered.push(e.and_not(&here, &or_all(e, escapes)?)?);
                 }
-                frontier = or_all(e, entered)?;
-                if e.is_false(&frontier) {
-                    break;
-                }
-                a = e.or(&a, &frontier)?;
-                ctx.track(&a)?;
-            }
+                Ok(or_all(e, entered)?)
+            })?;
             attr.push(a);
         }
         level_classes(ctx, &values, &attr)

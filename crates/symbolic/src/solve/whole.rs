@@ -219,25 +219,14 @@ impl<'a, 'g, 'e, E: BddEngine> WholeSet<'a, 'g, 'e, E> {
                     a = e.or(&a, s)?;
                 }
             }
-            // A state first enters the attractor right after one of its successors did.
-            let mut frontier = a.clone();
-            loop {
-                let open = e.and_not(nonterminal, &a)?;
-                let cand = ctx.pre_in(&frontier, &open)?;
-                if e.is_false(&cand) {
-                    break;
-                }
-                let chosen = e.and(&cand, &own)?;
-                let forced = e.and(&cand, &other)?;
-                let escape = ctx.pre_in(&e.and_not(reached, &a)?, &forced)?;
+            // The role's own states enter with one successor inside, the others with all.
+            let a = attract(ctx, nonterminal, a, |ctx, cand, a| {
+                let chosen = e.and(cand, &own)?;
+                let forced = e.and(cand, &other)?;
+                let escape = ctx.pre_in(&e.and_not(reached, a)?, &forced)?;
                 let all_in = e.and_not(&forced, &escape)?;
-                frontier = e.or(&chosen, &all_in)?;
-                if e.is_false(&frontier) {
-                    break;
-                }
-                a = e.or(&a, &frontier)?;
-                ctx.track(&a)?;
-            }
+                Ok(e.or(&chosen, &all_in)?)
+            })?;
             attr.push(a);
         }
         level_classes(ctx, &values, &attr)
@@ -366,4 +355,33 @@ pub(crate) fn level_classes<E: BddEngine>(
         }
     }
     Ok(classes)
+}
+
+/// Grows the attractor `a` to its fixpoint: each round the states of `nonterminal` outside it
+/// with a successor among the last round's additions are the candidates (a state first enters
+/// right after one of its successors did), and `step(ctx, candidates, a)` gives those that
+/// enter.
+pub(crate) fn attract<E: BddEngine>(
+    ctx: &mut Context<'_, '_, E>,
+    nonterminal: &E::Bdd,
+    mut a: E::Bdd,
+    mut step: impl FnMut(&Context<'_, '_, E>, &E::Bdd, &E::Bdd) -> Result<E::Bdd, SolveOrStop>,
+) -> Result<E::Bdd, SolveOrStop> {
+    let e = ctx.e();
+    let mut frontier = a.clone();
+    loop {
+        ctx.guard.check()?;
+        let open = e.and_not(nonterminal, &a)?;
+        let cand = ctx.pre_in(&frontier, &open)?;
+        if e.is_false(&cand) {
+            break;
+        }
+        frontier = step(ctx, &cand, &a)?;
+        if e.is_false(&frontier) {
+            break;
+        }
+        a = e.or(&a, &frontier)?;
+        ctx.track(&a)?;
+    }
+    Ok(a)
 }
