@@ -204,6 +204,20 @@ impl ExplicitRun {
         enc.assumed() && self.seen.iter().any(|s| enc.breaks_groups(s.fluents()))
     }
 
+    /// This run fitted to `g`: for a game compiled within each layer, whose symbolic layers
+    /// are slow, it goes on further ([`Self::extend_for_layerwise`]), but not past what assumed
+    /// groups were checked against (a state beyond could break one).
+    pub(crate) fn fitted<E: BddEngine>(
+        mut self,
+        g: &crate::game::SymbolicGame<'_, E>,
+        limits: &Limits,
+    ) -> ExplicitRun {
+        if g.is_layerwise() && !g.encoding().assumed() {
+            self.extend_for_layerwise(limits);
+        }
+        self
+    }
+
     /// For a game compiled within each layer: goes on up to layers of
     /// [`ExplicitPrefix::layerwise_states`] states, in at most
     /// [`ExplicitPrefix::max_seconds`] more and a third of the time limit.

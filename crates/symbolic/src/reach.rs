@@ -453,14 +453,7 @@ pub struct ReachJob<'a, F> {
 
 impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for ReachJob<'_, F> {
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<ReachStats, SymbolicError> {
-        let mut explicit = self.explicit;
-        if let (Some(run), true) = (&mut explicit, g.is_layerwise()) {
-            // Its symbolic layers are slow: the explicit ones go on further, but not past what
-            // assumed groups were checked against (a state beyond could break one).
-            if !g.encoding().assumed() {
-                run.extend_for_layerwise(self.limits);
-            }
-        }
+        let explicit = self.explicit.map(|r| r.fitted(g, self.limits));
         Ok(reach_impl(g, None, explicit, self.limits, false, false, self.progress).stats)
     }
 }

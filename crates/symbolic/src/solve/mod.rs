@@ -201,13 +201,7 @@ pub struct SolveJob<'a, F> {
 
 impl<F: FnMut(&SolveStats)> GameJob<SolveStats, SolveError> for SolveJob<'_, F> {
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<SolveStats, SolveError> {
-        let mut explicit = self.explicit;
-        if let (Some(run), true) = (&mut explicit, g.is_layerwise()) {
-            // As in reachability: slow symbolic layers, so the explicit ones go on further.
-            if !g.encoding().assumed() {
-                run.extend_for_layerwise(&self.opts.limits);
-            }
-        }
+        let explicit = self.explicit.map(|r| r.fitted(g, &self.opts.limits));
         Ok(solve_with(g, self.opts, explicit, self.progress)?.stats)
     }
 }
