@@ -41,6 +41,24 @@ fn tictactoe_is_a_draw_with_the_table_and_json() {
     let initial = v["initial"].as_u64().unwrap() as usize;
     assert_eq!(v["outcomes"][initial], serde_json::json!([50, 50]));
     assert_eq!(v["states"], "5478");
+    // All ten layers from the explicit prefix by default; none with --explicit-states 0: the
+    // same solution either way.
+    assert_eq!(v["explicit_layers"], 10);
+    let (code, out, _) = symgame(&[
+        "solve",
+        "--json",
+        "--layered",
+        "never",
+        "--explicit-states",
+        "0",
+        "gdl/tictactoe.kif",
+    ]);
+    assert_eq!(code, 0);
+    let w: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(w["explicit_layers"], 0);
+    for key in ["outcomes", "per_outcome", "initial", "states"] {
+        assert_eq!(v[key], w[key], "{key}");
+    }
 }
 
 #[test]

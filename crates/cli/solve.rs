@@ -471,6 +471,13 @@ fn print_text(a: &Names, st: &SolveStats) {
         "forward search {:.3} s, total {:.3} s, peak BDD {} nodes ({} backend)",
         st.reach_seconds, st.seconds, st.peak_nodes, a.backend
     );
+    if st.explicit_layers > 0 {
+        println!(
+            "the first {} layers of the forward search were expanded state by state (explicit \
+             reasoner)",
+            st.explicit_layers
+        );
+    }
     if let Some(n) = &st.nash {
         print_nash(st, n);
     }

@@ -26,6 +26,8 @@ pub(crate) struct Forward<E: BddEngine> {
     pub(crate) states: BigUint,
     /// Whether two roles have a choice in a reachable state.
     pub(crate) simultaneous: bool,
+    /// How many of the first layers were replayed from the explicit prefix.
+    pub(crate) explicit_layers: usize,
 }
 
 /// BFS from the initial state (the step of [`reach`](crate::reach): per-cluster images and terminal
@@ -69,5 +71,6 @@ pub(crate) fn forward<E: BddEngine>(
         layered: !bfs.revisited,
         states,
         simultaneous,
+        explicit_layers: bfs.explicit_layers,
     })
 }

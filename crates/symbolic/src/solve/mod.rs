@@ -101,6 +101,7 @@ pub fn solve_with<E: BddEngine>(
         states: BigUint::default(),
         unsolved: BigUint::default(),
         reach_seconds: 0.0,
+        explicit_layers: 0,
         seconds: 0.0,
         peak_nodes: 0,
         stopped: None,
@@ -157,6 +158,7 @@ fn run<E: BddEngine>(
         return Err(SolveOrStop::Error(SolveError::AssumedGroupBroken));
     }
     stats.reach_seconds = ctx.guard.started.elapsed().as_secs_f64();
+    stats.explicit_layers = fwd.explicit_layers;
     stats.states = fwd.states.clone();
     if to_files && fwd.layered && !fwd.simultaneous && opts.values == ValueRule::Auto {
         stats.layered = true;

@@ -122,6 +122,10 @@ pub struct SolveStats {
     pub unsolved: BigUint,
     /// Seconds of the forward search.
     pub reach_seconds: f64,
+    /// How many of the forward search's first layers were expanded state by state (the
+    /// explicit prefix, [`solve_with`](crate::solve_with)).
+    #[serde(default)]
+    pub explicit_layers: usize,
     /// Seconds of the whole run.
     pub seconds: f64,
     /// The largest BDD (nodes) among layers, reached sets and value classes.
