@@ -105,6 +105,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     // Tables still being solved are abandoned: their temporary files go.
     crate::tempfiles::remove_own();
     remove_own_temporaries(&std::env::temp_dir());
+    remove_own_tables(&std::env::temp_dir());
     if let Some(dir) = &a.db_dir {
         remove_own_temporaries(dir);
     }
@@ -128,6 +129,21 @@ fn remove_own_temporaries(dir: &std::path::Path) {
         if name.starts_with('.') && marks.iter().any(|m| name.contains(m.as_str())) {
             let p = e.path();
             let _ = std::fs::remove_dir_all(&p).or_else(|_| std::fs::remove_file(&p));
+        }
+    }
+}
+
+/// Removes this process's tables in `dir` that were written only to be opened
+/// (`symgame-player-PID-N.db`, removed once open; one is left when the server stops between).
+fn remove_own_tables(dir: &std::path::Path) {
+    let mark = format!("symgame-player-{}-", std::process::id());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with(&mark) && name.ends_with(".db") {
+            let _ = std::fs::remove_file(e.path());
         }
     }
 }
