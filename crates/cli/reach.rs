@@ -3,7 +3,7 @@
 use crate::args::{
     EncodingArgs, EngineArgs, ExplicitArgs, GameArg, LimitArgs, OutputArgs, PlotArgs, Reaching,
 };
-use crate::failure::{Failure, Kind};
+use crate::failure::{Classify, Failure, Kind};
 use crate::output::{print_json, Usage};
 use crate::progress::Progress;
 use crate::signals;
@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use symgame_symbolic::{
     Encoding, EncodingKind, ExplicitRun, Order, Phase, ReachJob, ReachStats, SetupLog, StopReason,
-    SymbolicOptions,
+    SymbolicError, SymbolicOptions,
 };
 
 #[derive(clap::Args)]
@@ -239,12 +239,13 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 }
                 _ => stats,
             },
-            Err(e) if broken.is_some() && Failure::from(e.clone()).kind == Kind::Limit => {
+            Err(e) if broken.is_some() && e.kind() == Kind::Limit => {
                 // The retry's set-up stopped: the exact layers before the break are the result.
                 let (mut first, b, m, s) = broken.take().expect("checked");
                 first.stopped = Some(match &e {
-                    symgame_symbolic::SymbolicError::Stopped(why) => *why,
-                    _ => StopReason::TimeLimit,
+                    SymbolicError::Stopped(why) => *why,
+                    SymbolicError::TooManyJointMoves { .. } => StopReason::NodeLimit,
+                    _ => StopReason::OutOfMemory,
                 });
                 break (first, b, m, s);
             }

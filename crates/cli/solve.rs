@@ -266,7 +266,6 @@ fn print_setup(names: &Names, phases: &[Phase], stopped: &str) -> Result<(), Fai
     })
 }
 
-/// Prints the report of a run that solved (some) layers, as JSON or as a table.
 /// The encoding of the run (set once the encoding is built; again after a retry).
 #[derive(Default)]
 struct Layout {
@@ -274,6 +273,7 @@ struct Layout {
     assumed: AtomicBool,
 }
 
+/// Prints the report of a run that solved (some) layers, as JSON or as a table.
 fn report(names: &Names, stats: &SolveStats, layout: &Layout, usage: Usage) -> Result<(), Failure> {
     let bits = layout.bits.load(Ordering::Relaxed);
     let assumed_groups = layout.assumed.load(Ordering::Relaxed);

@@ -102,27 +102,25 @@ impl GameDatabase {
         // The encoding the export used, as the file records it (groups proven, or assumed by
         // the solver and checked on every reachable state); it must fit the game and give the
         // file's fingerprint. Else the one `sym` gives, as for files that do not record it.
-        let recorded = metadata
-            .encoding
-            .clone()
-            .checked(game.fluents.len())
-            .ok()
-            .filter(|enc| fingerprint(&game, enc) == *db.fingerprint());
-        let encoding = match recorded {
-            Some(enc) => enc,
-            None => Encoding::with_options(&game, sym),
+        let fits = |enc: &Encoding| fingerprint(&game, enc) == *db.fingerprint();
+        let encoding = match metadata.encoding.clone().checked(game.fluents.len()) {
+            Ok(enc) if fits(&enc) => enc,
+            _ => {
+                let enc = Encoding::with_options(&game, sym);
+                if !fits(&enc) {
+                    return Err(Error::new(
+                        ErrorKind::FingerprintMismatch,
+                        format!(
+                            "{}: the database was made for {}, not for the game given \
+                             (fingerprint mismatch: another ground game or variable order)",
+                            path.display(),
+                            metadata.game
+                        ),
+                    ));
+                }
+                enc
+            }
         };
-        if fingerprint(&game, &encoding) != *db.fingerprint() {
-            return Err(Error::new(
-                ErrorKind::FingerprintMismatch,
-                format!(
-                    "{}: the database was made for {}, not for the game given (fingerprint \
-                     mismatch: another ground game or variable order)",
-                    path.display(),
-                    metadata.game
-                ),
-            ));
-        }
         let reasoner = Reasoner::new(&game);
         Ok(GameDatabase {
             db,

@@ -34,7 +34,7 @@ use symgame_ground::{GroundGame, GroundOptions, GroundTerm};
 
 use crate::engine::{deadline_in, Engine};
 use crate::sexpr::{self, Sexpr};
-use crate::tables::{find_in_dir, open_database, solve_table, Keep};
+use crate::tables::{solve_table, table_in_dir, Keep};
 
 /// What a player is set up with.
 #[derive(Clone, Debug)]
@@ -518,8 +518,8 @@ fn find_table(
     db_dir: Option<&std::path::Path>,
 ) -> Result<GameDatabase, String> {
     if let Some(dir) = db_dir {
-        if let Some(path) = find_in_dir(dir, game) {
-            return open_database(&path, game.clone()).map_err(|e| e.to_string());
+        if let Some((_, db)) = table_in_dir(dir, game) {
+            return db.map_err(|e| e.to_string());
         }
     }
     let keep = match db_dir {

@@ -25,13 +25,21 @@ pub fn game_fingerprint(game: &GroundGame) -> symgame_db::Fingerprint {
     fingerprint(game, &enc)
 }
 
-/// The first database file in `dir` (in name order) made for `game`: first by the fingerprint
-/// in the files' headers (that of the encoding with proven groups); then, among the other
-/// database files, one whose recorded encoding fits the game and gives its fingerprint (a table
-/// solved on assumed groups, or under a deadline that cut the mutex proof short), which opening
-/// it checks. Unreadable files, other files and hidden files (the temporary files of writers)
-/// are passed over.
+/// The first database file in `dir` (in name order) made for `game` (see [`table_in_dir`]).
 pub fn find_in_dir(dir: &Path, game: &GroundGame) -> Option<PathBuf> {
+    table_in_dir(dir, game).map(|(path, _)| path)
+}
+
+/// The first database file in `dir` (in name order) made for `game`, with the result of
+/// opening it: first by the fingerprint in the files' headers (that of the encoding with proven
+/// groups); then, among the other database files, the first that opens, its recorded encoding
+/// fitting the game and giving its fingerprint (a table solved on assumed groups, or under a
+/// deadline that cut the mutex proof short). Unreadable files, other files and hidden files
+/// (the temporary files of writers) are passed over.
+pub fn table_in_dir(
+    dir: &Path,
+    game: &GroundGame,
+) -> Option<(PathBuf, symgame_gamedb::Result<GameDatabase>)> {
     let fp = game_fingerprint(game);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
@@ -48,14 +56,18 @@ pub fn find_in_dir(dir: &Path, game: &GroundGame) -> Option<PathBuf> {
     let headers: Vec<Option<symgame_db::Fingerprint>> =
         paths.iter().map(|p| header_fingerprint(p)).collect();
     if let Some(i) = headers.iter().position(|h| h.as_ref() == Some(&fp)) {
-        return Some(paths.swap_remove(i));
+        let path = paths.swap_remove(i);
+        let db = open_database(&path, game.clone());
+        return Some((path, db));
     }
     paths
         .into_iter()
         .zip(headers)
         .filter(|(_, h)| h.is_some())
-        .map(|(p, _)| p)
-        .find(|p| open_database(p, game.clone()).is_ok())
+        .find_map(|(p, _)| {
+            let db = open_database(&p, game.clone()).ok()?;
+            Some((p, Ok(db)))
+        })
 }
 
 /// The fingerprint in the header of the database file at `path` (bytes 16 to 48, after the
