@@ -21,9 +21,6 @@ pub(crate) struct Context<'g, 'e, E: BddEngine> {
     pub(crate) movers: Vec<E::Bdd>,
     /// States where two or more roles have a choice.
     pub(crate) simultaneous: E::Bdd,
-    /// States where every role has a legal move: the non-terminal ones among them have a
-    /// successor (the next state is defined for every legal joint move).
-    pub(crate) live: E::Bdd,
     /// Per role, its distinct goal values, descending.
     goal_values: Vec<Vec<u8>>,
     /// The transition partitions, those kept as conjunct lists restricted to the current
@@ -39,11 +36,12 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
     pub(crate) fn new(g: &'g SymbolicGame<'e, E>, limits: &'g Limits) -> BddResult<Self> {
         let e = g.engine();
         let roles = g.role_names().len();
-        // Per role: the states where it has at least two legal moves.
+        // Per role: the states where it has at least two legal moves. With one role, it moves
+        // everywhere and nothing is simultaneous: the choice is not built (over all states,
+        // most of them unreachable, "two legal moves" can be a huge BDD, as on queens08lg,
+        // where a move is legal on an unattacked square).
         let mut choice = Vec::with_capacity(roles);
-        let mut live = e.constant(true);
-        for ls in g.legal() {
-            live = e.and(&live, &or_all(e, ls.clone())?)?;
+        for ls in g.legal().iter().filter(|_| roles > 1) {
             let mut one = e.constant(false);
             let mut two = e.constant(false);
             for l in ls {
@@ -67,7 +65,6 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
             g,
             movers,
             simultaneous,
-            live,
             goal_values,
             parts: g.clusters().to_vec(),
             guard: Guard::new(limits),
@@ -166,6 +163,21 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
         })
     }
 
+    /// The states of `domain` where some role has no legal move (restricted to `domain` as it
+    /// is built: over all states the disjunction of the legal conditions can be large).
+    pub(crate) fn without_legal_move(&self, domain: &E::Bdd) -> BddResult<E::Bdd> {
+        let e = self.e();
+        let mut dead = e.constant(false);
+        for ls in self.g.legal() {
+            let within = ls
+                .iter()
+                .map(|l| e.and(l, domain))
+                .collect::<BddResult<Vec<_>>>()?;
+            dead = e.or(&dead, &e.and_not(domain, &or_all(e, within)?)?)?;
+        }
+        Ok(dead)
+    }
+
     /// Fails if two roles are in control of a state of `nonterminal`.
     pub(crate) fn check_simultaneous(&self, nonterminal: &E::Bdd) -> Result<(), SolveOrStop> {
         let both = self.e().and(nonterminal, &self.simultaneous)?;
@@ -235,7 +247,7 @@ fn movers<E: BddEngine>(
     legal: &[Vec<E::Bdd>],
     choice: &[E::Bdd],
 ) -> BddResult<(E::Bdd, Vec<E::Bdd>)> {
-    let roles = choice.len();
+    let roles = legal.len();
     let (mut any, mut two) = (e.constant(false), e.constant(false));
     for c in choice {
         two = e.or(&two, &e.and(&any, c)?)?;

@@ -137,7 +137,7 @@ fn solve_layer<E: BddEngine>(
                 .expect("filtered above")
                 .states;
             let take = if i + 1 == order.len() {
-                let dead = e.and_not(&pending, &ctx.live)?;
+                let dead = ctx.without_legal_move(&pending)?;
                 if let Some(state) = g.pick_state(&dead) {
                     return Err(SolveOrStop::Error(SolveError::NoLegalMove { state }));
                 }
