@@ -54,7 +54,7 @@ def sweep_game(a, game):
         "complete": code == 0 and rep.get("stopped") is None and bool(rep),
         "stopped": rep.get("stopped") or (None if code == 0 else first_line(err, 120)),
     }
-    if a.solve and row["complete"]:
+    if a.solve and (row["complete"] or a.solve_all):
         # The solution goes to a scratch directory, and `verify --solution` checks that very
         # solution (rather than solving the game a second time).
         with tempfile.TemporaryDirectory(prefix="sweep-") as scratch:
@@ -124,6 +124,9 @@ def main():
                     help="further flags of reach (default: one core)")
     ap.add_argument("--solve-limit", type=float, default=600)
     ap.add_argument("--solve", action="store_true", help="solve games whose reach completes")
+    ap.add_argument("--solve-all", action="store_true",
+                    help="with --solve, also the games whose reach did not complete (solve "
+                         "runs its own forward search, within --solve-limit)")
     ap.add_argument("--verify", action="store_true", help="verify the games solved")
     ap.add_argument("--jobs", type=int, default=1, help="games run at once")
     ap.add_argument("--first-layers", type=int, default=5)

@@ -11,8 +11,8 @@ use symgame_bdd::{Backend, EngineConfig};
 use symgame_ground::GroundGame;
 use symgame_limits::Limits;
 use symgame_symbolic::{
-    Encoding, EncodingKind, ExplicitPrefix, ExplicitRun, LayeredMode, Order, Setup, SetupLog,
-    SymbolicOptions, ValueRule,
+    Encoding, EncodingKind, ExplicitPrefix, ExplicitRun, GraphBudget, LayeredMode, Order, Setup,
+    SetupLog, SymbolicOptions, ValueRule,
 };
 
 /// The game a command reads.
@@ -544,9 +544,10 @@ mod tests {
 pub struct ExplicitArgs {
     /// Before the symbolic set-up, expand the first layers state by state with the explicit
     /// reasoner while a layer has at most N states and fits in --explicit-seconds (0: every
-    /// layer symbolically); a game then compiled within each layer goes on explicitly up to
-    /// 4 N states, in as long again. The first layers of most games are tiny, and a symbolic
-    /// layer costs about the same whatever its size; the results are the same either way.
+    /// layer symbolically, and no game built from its explicit graph); a game then compiled
+    /// within each layer goes on explicitly up to 4 N states, in as long again. The first
+    /// layers of most games are tiny, and a symbolic layer costs about the same whatever its
+    /// size; the results are the same either way.
     #[arg(long, value_name = "N", default_value_t = 50_000)]
     pub explicit_states: usize,
     /// The longest the explicit expansion of the first layers may take in all, in seconds (at
@@ -578,5 +579,21 @@ impl ExplicitArgs {
         log.note(format!("{} layers", run.layers.len()));
         log.finish(None);
         Some(run)
+    }
+
+    /// How large an explicit graph of the whole game may be built when compiling the game over
+    /// all states gives up (a quarter of the time left, at most 2 minutes); `None` with
+    /// `--explicit-states 0`, so that every relation is compiled from the rules.
+    pub fn graph_budget(&self, clock: &Clock) -> Option<GraphBudget> {
+        if self.explicit_states == 0 {
+            return None;
+        }
+        let default = GraphBudget::default();
+        Some(GraphBudget {
+            max_time: clock
+                .time_left()
+                .map_or(default.max_time, |t| (t / 4).min(default.max_time)),
+            ..default
+        })
     }
 }

@@ -53,6 +53,9 @@ struct Report<'a> {
     /// Whether fluent groups were assumed where the mutex proof gave up (each checked on
     /// every reachable state: a break would have solved again with proven groups).
     assumed_groups: bool,
+    /// When compiling the game over all states gave up and its relations were built from the
+    /// explicit graph of the whole game: that graph's size (`None`: compiled).
+    explicit_graph: Option<String>,
     /// Time and memory of the whole command (grounding, encoding, solving, writing).
     #[serde(flatten)]
     usage: Usage,
@@ -155,6 +158,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
             // Reachable states falsify mutex candidates early; the proven groups are the same.
             known_states: explicit.as_ref().map(ExplicitRun::known_states),
             assume_groups: assume,
+            // Too large to compile over all states, small enough to expand: built from the
+            // explicit graph of the whole game.
+            explicit_graph: a.explicit.graph_budget(&clock),
             ..symbolic_options(&clock)
         };
         let encoding = Encoding::with_options(&game, &sym);
@@ -169,6 +175,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             fingerprint: fingerprint(&game, &encoding),
             nash_budget: None,
             limits: a.limits.limits(&clock),
+            choice_nodes: None,
         };
         let setup = a.engine.setup(&game, encoding, &config, &sym);
         let solving = SolveJob {
@@ -208,7 +215,13 @@ pub fn run(a: Args) -> Result<(), Failure> {
         }
         Err(f) => return Err(f),
     };
-    report(&names, &stats, &layout, Usage::since(started))?;
+    report(
+        &names,
+        &stats,
+        &layout,
+        &log.phases(),
+        Usage::since(started),
+    )?;
     let plot = write_plot(&names, &stats);
     let run = match stats.stopped {
         None => Ok(()),
@@ -242,7 +255,13 @@ fn on_watchdog(
             Some(stats) => {
                 let mut stats = stats.clone();
                 stats.stopped = Some(StopReason::TimeLimit);
-                let _ = report(&names, &stats, &layout, Usage::since(started));
+                let _ = report(
+                    &names,
+                    &stats,
+                    &layout,
+                    &log.phases(),
+                    Usage::since(started),
+                );
                 if let Err(e) = write_plot(&names, &stats) {
                     eprintln!("{e}");
                 }
@@ -274,9 +293,23 @@ struct Layout {
 }
 
 /// Prints the report of a run that solved (some) layers, as JSON or as a table.
-fn report(names: &Names, stats: &SolveStats, layout: &Layout, usage: Usage) -> Result<(), Failure> {
+fn report(
+    names: &Names,
+    stats: &SolveStats,
+    layout: &Layout,
+    phases: &[Phase],
+    usage: Usage,
+) -> Result<(), Failure> {
     let bits = layout.bits.load(Ordering::Relaxed);
     let assumed_groups = layout.assumed.load(Ordering::Relaxed);
+    // The last set-up (a retry sets up again) built from the explicit graph, if it was.
+    let explicit_graph = phases
+        .iter()
+        .rev()
+        .find(|p| p.name == "explicit_graph" || p.name == "retry")
+        .and_then(|p| p.note.as_deref())
+        .and_then(|n| n.strip_prefix("built from the explicit graph: "))
+        .map(str::to_string);
     if names.json {
         print_json(&Report {
             game: names.game.clone(),
@@ -284,6 +317,7 @@ fn report(names: &Names, stats: &SolveStats, layout: &Layout, usage: Usage) -> R
             out: names.out.as_ref().map(|p| p.display().to_string()),
             bits,
             assumed_groups,
+            explicit_graph,
             usage,
             stats,
         })
@@ -295,7 +329,13 @@ fn report(names: &Names, stats: &SolveStats, layout: &Layout, usage: Usage) -> R
         } else {
             ""
         };
-        println!("{bits} state bits{how}; {}", usage.text());
+        let graph = match &explicit_graph {
+            Some(g) => format!(
+                "; too large to compile over all states, built from the explicit graph ({g})"
+            ),
+            None => String::new(),
+        };
+        println!("{bits} state bits{how}{graph}; {}", usage.text());
         Ok(())
     }
 }

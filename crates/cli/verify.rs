@@ -8,6 +8,7 @@ use crate::progress::Progress;
 use serde::Serialize;
 use std::path::PathBuf;
 use symgame_prove::Algo;
+use symgame_symbolic::{GraphBudget, SymbolicOptions};
 use symgame_verify::{verify, Mode, Report, Sampling, VerifyOptions};
 
 #[derive(clap::Args)]
@@ -69,7 +70,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let opts = VerifyOptions {
         backend: a.engine.backend,
         engine,
-        symbolic: symbolic_options(&clock),
+        // A game too large to compile over all states but small enough to expand is solved
+        // (and read back) from its explicit graph, as `solve` does.
+        symbolic: SymbolicOptions {
+            explicit_graph: Some(GraphBudget::default()),
+            ..symbolic_options(&clock)
+        },
         solution: a.solution.clone(),
         states: Sampling {
             all_limit: a.all_limit,

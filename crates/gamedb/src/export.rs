@@ -170,6 +170,7 @@ impl<F: FnMut(&SolveStats)> EngineJob<Result<Exported>> for ExportJob<'_, F> {
             fingerprint: fp.clone(),
             nash_budget: None,
             limits: self.opts.limits.clone(),
+            choice_nodes: None,
         };
         let t = Instant::now();
         let g = SymbolicGame::new(&engine, self.game, self.enc.clone(), &self.opts.symbolic)

@@ -14,6 +14,7 @@ use crate::disjunction::{and_not_all, cluster_parts, or_all};
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::formula::Formula;
+use crate::graph::{graph_bdds, ExplicitGraph};
 use crate::layerwise::Layerwise;
 use crate::options::SymbolicOptions;
 use crate::partition::{self, Partition};
@@ -41,6 +42,9 @@ pub struct SymbolicGame<'e, E: BddEngine> {
     potential: OnceLock<Option<Vec<E::Bdd>>>,
     /// Set when a search found an assumed group broken ([`Self::assumption_broken`]).
     broken: std::sync::atomic::AtomicBool,
+    /// Whether the predicates and relations were built from the explicit graph of the whole
+    /// game ([`SymbolicOptions::explicit_graph`]).
+    from_graph: bool,
 }
 
 impl<'e, E: BddEngine> SymbolicGame<'e, E> {
@@ -102,43 +106,133 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             has_successor: OnceLock::new(),
             potential: OnceLock::new(),
             broken: Default::default(),
+            from_graph: false,
         };
-        match g.compile(game, opts) {
-            Err(err) if opts.layerwise_fallback && opts.setup_expired().is_ok() => {
-                let why = match err {
-                    SymbolicError::Bdd(BddError::Budget(why)) => why,
-                    SymbolicError::Stopped(StopReason::TimeLimit) => {
-                        "past its share of the set-up time".to_string()
-                    }
-                    SymbolicError::TooManyJointMoves { limit } => {
-                        format!("more than {limit} joint moves")
-                    }
-                    SymbolicError::Bdd(e @ BddError::OutOfMemory { .. }) => e.to_string(),
-                    other => return Err(other),
-                };
-                // Too large to compile once over all states: compile within each layer, after
-                // collecting what the attempt left behind.
-                e.gc();
-                opts.phase_note(format!("gave up ({why}): compiled within each layer"));
-                opts.phase_done(live());
-                g.layerwise = Some(Layerwise {
-                    game: game.clone(),
-                    max_joint_moves: opts.max_joint_moves,
-                    cut_nodes: opts.layerwise_cut_nodes,
-                    broken: Default::default(),
-                });
-                Ok(g)
+        let capped = opts.layerwise_fallback || opts.explicit_graph.is_some();
+        let err = match g.compile(game, opts, capped) {
+            Ok(()) => return Ok(g),
+            Err(err) if capped && opts.setup_expired().is_ok() => err,
+            Err(err) => return Err(err),
+        };
+        let why = match err {
+            SymbolicError::Bdd(BddError::Budget(why)) => why,
+            SymbolicError::Stopped(StopReason::TimeLimit) => {
+                "past its share of the set-up time".to_string()
             }
-            Err(err) => Err(err),
-            Ok(()) => Ok(g),
+            SymbolicError::TooManyJointMoves { limit } => format!("more than {limit} joint moves"),
+            SymbolicError::Bdd(e @ BddError::OutOfMemory { .. }) => e.to_string(),
+            other => return Err(other),
+        };
+        // Too large to compile once over all states: collect what the attempt left behind.
+        e.gc();
+        if let Some(budget) = &opts.explicit_graph {
+            opts.phase_note(format!("gave up ({why})"));
+            opts.phase_done(live());
+            opts.phase("explicit_graph");
+            let built =
+                ExplicitGraph::explore(game, budget, opts.setup_deadline).and_then(|graph| {
+                    match g.build_from_graph(&graph, budget.max_nodes, opts) {
+                        Ok(()) => Ok(format!(
+                            "built from the explicit graph: {} states, {} edges",
+                            graph.states.len(),
+                            graph.num_edges
+                        )),
+                        // Too large as BDDs: on to the other fallback.
+                        Err(SymbolicError::Bdd(
+                            err @ (BddError::Budget(_) | BddError::OutOfMemory { .. }),
+                        )) => Err(format!(
+                            "{} states, {} edges, but {err}",
+                            graph.states.len(),
+                            graph.num_edges
+                        )),
+                        Err(other) => Err(other.to_string()),
+                    }
+                });
+            match built {
+                Ok(note) => {
+                    opts.phase_note(note);
+                    opts.phase_done(live());
+                    return Ok(g);
+                }
+                Err(over) => {
+                    e.gc();
+                    opts.phase_note(over);
+                    opts.phase_done(live());
+                }
+            }
         }
+        if !opts.layerwise_fallback {
+            // Compiled once over all states after all, with the set-up time left.
+            g.compile(game, opts, false)?;
+            return Ok(g);
+        }
+        // Compiled within each layer.
+        if opts.explicit_graph.is_none() {
+            opts.phase_note(format!("gave up ({why}): compiled within each layer"));
+        } else {
+            opts.phase("layerwise");
+            opts.phase_note("compiled within each layer".to_string());
+        }
+        opts.phase_done(live());
+        g.layerwise = Some(Layerwise {
+            game: game.clone(),
+            max_joint_moves: opts.max_joint_moves,
+            cut_nodes: opts.layerwise_cut_nodes,
+            broken: Default::default(),
+        });
+        Ok(g)
+    }
+
+    /// The predicates and partitions built from `graph`, the whole reachable game expanded
+    /// explicitly (module `graph`). A state that breaks a group of an assumed encoding marks
+    /// the assumption broken ([`Self::assumption_broken`]) and leaves the game without moves.
+    fn build_from_graph(
+        &mut self,
+        graph: &ExplicitGraph,
+        max_nodes: usize,
+        opts: &SymbolicOptions,
+    ) -> Result<(), SymbolicError> {
+        let e = self.engine;
+        let enc = &self.encoding;
+        let Some(codes) = graph.codes(enc) else {
+            self.mark_broken();
+            return Ok(());
+        };
+        let built = graph_bdds(e, enc, graph, &codes, opts.goals, max_nodes)?;
+        let mut clusters = partition::cluster(
+            e,
+            enc,
+            &built.partitions,
+            opts.cluster_nodes,
+            opts.setup_deadline,
+        )?;
+        partition::attach_terminal_parts(e, &mut clusters, &built.terminal_parts, opts)?;
+        self.terminal_parts = built.terminal_parts;
+        self.legal = built.legal;
+        self.goal_formulas = built.goal_formulas;
+        self.partitions = built.partitions;
+        self.clusters = clusters;
+        self.from_graph = true;
+        Ok(())
+    }
+
+    /// Whether the predicates and relations were built from the explicit graph of the whole
+    /// game ([`SymbolicOptions::explicit_graph`]): exact on the reachable states, empty
+    /// elsewhere.
+    pub fn is_from_graph(&self) -> bool {
+        self.from_graph
     }
 
     /// Compiles the conditions, the goals and the partitioned relation of `game` once over all
-    /// states. With [`SymbolicOptions::layerwise_fallback`], a move-independent condition over
+    /// states. When `capped` (with a fallback to go to), a move-independent condition over
     /// [`SymbolicOptions::max_condition_nodes`] nodes, or the compilation running past its share
     /// of the set-up time, fails with [`BddError::Budget`].
-    fn compile(&mut self, game: &GroundGame, opts: &SymbolicOptions) -> Result<(), SymbolicError> {
+    fn compile(
+        &mut self,
+        game: &GroundGame,
+        opts: &SymbolicOptions,
+        capped: bool,
+    ) -> Result<(), SymbolicError> {
         let e = self.engine;
         let enc = &self.encoding;
         let live = || e.stats().live_nodes;
@@ -147,16 +241,16 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         // clustering stops merging then, and the terminal parts, once the relations are built,
         // get at least a second more.
         let full = opts;
-        let capped;
-        let (opts, gate_nodes) = if opts.layerwise_fallback {
-            capped = SymbolicOptions {
+        let capped_opts;
+        let (opts, gate_nodes) = if capped {
+            capped_opts = SymbolicOptions {
                 setup_deadline: opts.setup_deadline.map(|d| {
                     let now = std::time::Instant::now();
                     now + d.saturating_duration_since(now) / 2
                 }),
                 ..opts.clone()
             };
-            (&capped, Some(opts.max_condition_nodes))
+            (&capped_opts, Some(opts.max_condition_nodes))
         } else {
             (opts, None)
         };

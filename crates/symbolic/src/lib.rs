@@ -45,6 +45,7 @@
 //! explicit crates (except as a dev-dependency for cross-check tests).
 
 mod backend;
+mod codes;
 mod compile;
 mod decimal;
 mod disjunction;
@@ -53,6 +54,7 @@ mod error;
 
 mod formula;
 mod game;
+mod graph;
 mod interrupt;
 mod layerwise;
 pub mod mutex;
@@ -72,7 +74,7 @@ pub use encoding::{Encoding, FluentGroup};
 pub use error::SymbolicError;
 pub use formula::Formula;
 pub use game::{goal_states, GoalBdd, SymbolicGame};
-pub use options::{EncodingKind, Order, SymbolicOptions};
+pub use options::{EncodingKind, GraphBudget, Order, SymbolicOptions};
 pub use partition::Partition;
 pub use path::{shortest_path, shortest_path_with_backend, shortest_path_within, Path};
 pub use plan::heuristic::{build_heuristic, Heuristic};

@@ -105,6 +105,14 @@ pub struct SymbolicOptions {
     /// inside one; `None` records nothing.
     #[serde(skip)]
     pub setup_log: Option<SetupLog>,
+    /// When compiling the game once over all states is too costly (as for
+    /// [`Self::layerwise_fallback`]), expand the whole reachable game explicitly within this
+    /// budget and build the game from that graph (module `graph`): a game with partitions,
+    /// pre-images and so solvable, exact on the reachable states. When the graph is over the
+    /// budget, the compilation goes on (within each layer with the layerwise fallback, else
+    /// once over all states with the set-up time left). `None`: never.
+    #[serde(skip)]
+    pub explicit_graph: Option<GraphBudget>,
 }
 
 impl SymbolicOptions {
@@ -155,6 +163,34 @@ impl Default for SymbolicOptions {
             known_states: None,
             setup_deadline: None,
             setup_log: None,
+            explicit_graph: None,
+        }
+    }
+}
+
+/// How large an explicit graph of the whole game [`SymbolicOptions::explicit_graph`] may
+/// build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GraphBudget {
+    /// At most this many states.
+    pub max_states: usize,
+    /// At most this many edges (a state and a legal joint move).
+    pub max_edges: usize,
+    /// At most this long (also bounded by the set-up deadline).
+    pub max_time: std::time::Duration,
+    /// At most this many BDD nodes in all, for the predicates and relations built from the
+    /// graph, and at most a third of the engine's node table (counted before they go into
+    /// the engine, so an explicit set without structure gives up instead of filling it).
+    pub max_nodes: usize,
+}
+
+impl Default for GraphBudget {
+    fn default() -> Self {
+        GraphBudget {
+            max_states: 2_000_000,
+            max_edges: 40_000_000,
+            max_time: std::time::Duration::from_secs(120),
+            max_nodes: usize::MAX,
         }
     }
 }

@@ -304,7 +304,14 @@ pub(crate) fn cluster<E: BddEngine>(
             let late = deadline.is_some_and(|d| std::time::Instant::now() >= d);
             if out.len() > start && !late {
                 let last = out.last_mut().expect("non-empty");
-                if last.conjuncts.is_empty() && p.conjuncts.is_empty() {
+                // A relation already over the bound is not merged (the merge would be built
+                // in vain).
+                let small = |r: &E::Bdd| !e.node_count_exceeds(r, max_nodes);
+                if last.conjuncts.is_empty()
+                    && p.conjuncts.is_empty()
+                    && small(&last.relation)
+                    && small(&p.relation)
+                {
                     let m = merge(e, enc, last, &p)?;
                     if !e.node_count_exceeds(&m.relation, max_nodes) {
                         *last = m;

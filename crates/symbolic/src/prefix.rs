@@ -16,14 +16,15 @@
 //! with and without the prefix. Because the run needs no BDD, its layers are known even when
 //! the symbolic set-up of a game stops.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::time::Instant;
 
-use symgame_bdd::{BddEngine, BddNodes, BddResult, Var};
+use symgame_bdd::{BddEngine, BddResult};
 use symgame_explicit::{MoveId, Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_limits::{Guard, Limits, StopReason};
 
+use crate::codes::states_bdd;
 use crate::encoding::Encoding;
 
 /// How the first layers of a search are expanded explicitly (see the module documentation).
@@ -286,79 +287,5 @@ fn for_each_joint_move(legal: &[Vec<MoveId>], mut f: impl FnMut(&[MoveId]) -> bo
             idx[pos] = 0;
             joint[pos] = legal[pos][0];
         }
-    }
-}
-
-/// The BDD (over the current-state variables of `enc`) of a set of explicit states, built as
-/// a reduced node table from their sorted codes and imported: linear in states times bits,
-/// with no BDD operation. `Ok(None)` if a state breaks a group of the encoding.
-pub(crate) fn states_bdd<'a, E: BddEngine>(
-    e: &E,
-    enc: &Encoding,
-    states: impl Iterator<Item = &'a State>,
-) -> BddResult<Option<E::Bdd>> {
-    let bits = enc.num_bits() as usize;
-    let words = bits.div_ceil(64).max(1);
-    // Bit `b` of a code is bit `63 - b % 64` of word `b / 64`, so that comparing the words
-    // compares the codes in variable order.
-    let mut codes: Vec<Box<[u64]>> = Vec::new();
-    for s in states {
-        let fluents: Vec<usize> = s.fluents().collect();
-        let Some(lits) = enc.encode(&fluents) else {
-            return Ok(None);
-        };
-        let mut code = vec![0u64; words].into_boxed_slice();
-        for (var, value) in lits {
-            let b = (var / 2) as usize;
-            if value {
-                code[b / 64] |= 1 << (63 - b % 64);
-            }
-        }
-        codes.push(code);
-    }
-    codes.sort_unstable();
-    codes.dedup();
-    let mut table = NodeTable::default();
-    let root = table.build(&codes, 0, bits);
-    let nodes = BddNodes {
-        num_vars: e.num_vars(),
-        nodes: table.nodes,
-        root,
-    };
-    e.import(&nodes).map(Some)
-}
-
-/// A reduced node table under construction: references as in [`BddNodes`].
-#[derive(Default)]
-struct NodeTable {
-    nodes: Vec<(Var, u32, u32)>,
-    unique: HashMap<(Var, u32, u32), u32>,
-}
-
-impl NodeTable {
-    /// The reference of the set of `codes` (sorted, distinct, equal in the bits before `b`)
-    /// over the bits from `b` to `bits`.
-    fn build(&mut self, codes: &[Box<[u64]>], b: usize, bits: usize) -> u32 {
-        if codes.is_empty() {
-            return 0;
-        }
-        if b == bits {
-            return 1;
-        }
-        let bit = |c: &[u64]| c[b / 64] >> (63 - b % 64) & 1 == 1;
-        let split = codes.partition_point(|c| !bit(c));
-        let low = self.build(&codes[..split], b + 1, bits);
-        let high = self.build(&codes[split..], b + 1, bits);
-        if low == high {
-            return low;
-        }
-        let key = (Encoding::current_bit_var(b as u32), low, high);
-        if let Some(&r) = self.unique.get(&key) {
-            return r;
-        }
-        self.nodes.push(key);
-        let r = self.nodes.len() as u32 + 1;
-        self.unique.insert(key, r);
-        r
     }
 }

@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Phase {
     /// What the phase does (`mutex`, `conditions`, `goals`, `joint_moves`, `relations`,
-    /// `clustering`, `terminal_parts`).
+    /// `clustering`, `terminal_parts`; `explicit_graph` and `layerwise` when compiling over
+    /// all states gave up).
     pub name: String,
     /// Seconds it took (so far, if it did not finish).
     pub seconds: f64,

@@ -10,8 +10,8 @@ use symgame_explicit::{Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_limits::Limits;
 use symgame_symbolic::{
-    solve, solve_with, Encoding, EncodingKind, ExplicitPrefix, GameKind, LayeredMode, SolveOptions,
-    SymbolicGame, SymbolicOptions,
+    solve, solve_with, Encoding, EncodingKind, ExplicitPrefix, GameKind, GraphBudget, LayeredMode,
+    SolveOptions, SymbolicGame, SymbolicOptions,
 };
 use symgame_testkit::{from_text, load_game, Expect, ExplicitGraph, Minimax};
 
@@ -23,6 +23,19 @@ fn options(layered: LayeredMode) -> SolveOptions {
     }
 }
 
+/// How [`check_all_states`] sets up and solves a game.
+#[derive(Clone, Copy, Debug)]
+struct Variant {
+    mode: LayeredMode,
+    encoding: EncodingKind,
+    /// The first layers of at most this many states expanded state by state, then replayed.
+    prefix: Option<usize>,
+    /// Built from the explicit graph of the whole game.
+    from_graph: bool,
+    /// [`SolveOptions::choice_nodes`].
+    choice_nodes: Option<usize>,
+}
+
 /// Solves `game` on engine `E` and compares every reachable state with the explicit minimax
 /// (`explicit` holds it for all reachable states); returns the outcome counts and whether the
 /// layered algorithm ran.
@@ -30,20 +43,34 @@ fn check_all_states<E: BddEngine>(
     name: &str,
     game: &GroundGame,
     explicit: &HashMap<State, (Vec<u8>, u32)>,
-    mode: LayeredMode,
-    encoding: EncodingKind,
-    prefix: Option<usize>,
+    v: Variant,
 ) -> (Vec<(Vec<u8>, BigUint)>, bool) {
+    let Variant {
+        mode,
+        encoding,
+        prefix,
+        from_graph,
+        choice_nodes,
+    } = v;
     let sym = SymbolicOptions {
         encoding,
+        // A condition budget of 0 nodes makes every compilation give up: built from the
+        // explicit graph of the whole game.
+        explicit_graph: from_graph.then(GraphBudget::default),
+        max_condition_nodes: if from_graph { 0 } else { 1_000_000 },
         ..Default::default()
     };
     let enc = Encoding::with_options(game, &sym);
     let engine = E::new(enc.num_vars(), &EngineConfig::small()).unwrap();
     let g = SymbolicGame::new(&engine, game, enc, &sym).unwrap();
+    assert_eq!(g.is_from_graph(), from_graph, "{name}");
     // The first layers of at most `prefix` states expanded state by state, then replayed.
     let run = prefix.map(|n| ExplicitPrefix::new(game, n, 1e9).run(&Limits::default()));
-    let solved = solve_with(&g, &options(mode), run, |_| {}).unwrap();
+    let opts = SolveOptions {
+        choice_nodes,
+        ..options(mode)
+    };
+    let solved = solve_with(&g, &opts, run, |_| {}).unwrap();
     let st = &solved.stats;
     assert_eq!(st.stopped, None, "{name}");
     assert_eq!(st.unsolved, BigUint::default(), "{name}");
@@ -115,26 +142,66 @@ fn every_state_of_the_small_games_matches_explicit_minimax() {
             Some(init_text.as_str()),
             "{name}: oracle vs minimax"
         );
-        for (mode, encoding, prefix) in [
-            (LayeredMode::Auto, EncodingKind::Compact, None),
-            (LayeredMode::Never, EncodingKind::Compact, None),
-            (LayeredMode::Auto, EncodingKind::Plain, None),
+        for (mode, encoding, prefix, from_graph, choice_nodes) in [
+            (LayeredMode::Auto, EncodingKind::Compact, None, false, None),
+            (LayeredMode::Never, EncodingKind::Compact, None, false, None),
+            (LayeredMode::Auto, EncodingKind::Plain, None, false, None),
             // The first layers explicitly: while under 50 states, or all of them.
-            (LayeredMode::Auto, EncodingKind::Compact, Some(50)),
-            (LayeredMode::Never, EncodingKind::Plain, Some(usize::MAX)),
+            (
+                LayeredMode::Auto,
+                EncodingKind::Compact,
+                Some(50),
+                false,
+                None,
+            ),
+            (
+                LayeredMode::Never,
+                EncodingKind::Plain,
+                Some(usize::MAX),
+                false,
+                None,
+            ),
+            // Built from the explicit graph of the whole game.
+            (LayeredMode::Auto, EncodingKind::Compact, None, true, None),
+            (
+                LayeredMode::Never,
+                EncodingKind::Plain,
+                Some(50),
+                true,
+                None,
+            ),
+            // Who moves built within the reachable states (after the forward search).
+            (
+                LayeredMode::Auto,
+                EncodingKind::Compact,
+                None,
+                false,
+                Some(0),
+            ),
+            (
+                LayeredMode::Never,
+                EncodingKind::Compact,
+                Some(50),
+                true,
+                Some(0),
+            ),
         ] {
             let (counts, layered) = check_all_states::<BiodivineEngine>(
                 name,
                 &game,
                 mm.values(),
-                mode,
-                encoding,
-                prefix,
+                Variant {
+                    mode,
+                    encoding,
+                    prefix,
+                    from_graph,
+                    choice_nodes,
+                },
             );
             assert_eq!(
                 sorted(counts),
                 want,
-                "{name} {mode:?} {encoding:?}: oracle outcome counts"
+                "{name} {mode:?} {encoding:?} (graph: {from_graph}): oracle outcome counts"
             );
             if layered {
                 layered_games.push(name);
@@ -146,9 +213,13 @@ fn every_state_of_the_small_games_matches_explicit_minimax() {
                 name,
                 &game,
                 mm.values(),
-                LayeredMode::Auto,
-                EncodingKind::Compact,
-                Some(50),
+                Variant {
+                    mode: LayeredMode::Auto,
+                    encoding: EncodingKind::Compact,
+                    prefix: Some(50),
+                    from_graph: false,
+                    choice_nodes: None,
+                },
             );
             assert_eq!(sorted(counts), want, "{name} on oxidd");
         }

@@ -21,6 +21,9 @@ pub(crate) struct Context<'g, 'e, E: BddEngine> {
     pub(crate) movers: Vec<E::Bdd>,
     /// States where two or more roles have a choice.
     pub(crate) simultaneous: E::Bdd,
+    /// Whether `movers` and `simultaneous` wait for [`Context::settle`] (too large over all
+    /// states; until then `movers` is empty).
+    deferred: bool,
     /// Per role, its distinct goal values, descending.
     goal_values: Vec<Vec<u8>>,
     /// The transition partitions, those kept as conjunct lists restricted to the current
@@ -33,24 +36,28 @@ pub(crate) struct Context<'g, 'e, E: BddEngine> {
 }
 
 impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
-    pub(crate) fn new(g: &'g SymbolicGame<'e, E>, limits: &'g Limits) -> BddResult<Self> {
+    /// The context of solving `g` within `limits`; who moves is built over all states unless
+    /// a role's "two legal moves" grows past `choice_nodes` nodes (then [`Self::settle`]).
+    pub(crate) fn new(
+        g: &'g SymbolicGame<'e, E>,
+        limits: &'g Limits,
+        choice_nodes: usize,
+    ) -> BddResult<Self> {
         let e = g.engine();
         let roles = g.role_names().len();
-        // Per role: the states where it has at least two legal moves. With one role, it moves
-        // everywhere and nothing is simultaneous: the choice is not built (over all states,
-        // most of them unreachable, "two legal moves" can be a huge BDD, as on queens08lg,
-        // where a move is legal on an unattacked square).
-        let mut choice = Vec::with_capacity(roles);
-        for ls in g.legal().iter().filter(|_| roles > 1) {
-            let mut one = e.constant(false);
-            let mut two = e.constant(false);
-            for l in ls {
-                two = e.or(&two, &e.and(&one, l)?)?;
-                one = e.or(&one, l)?;
-            }
-            choice.push(two);
-        }
-        let (simultaneous, movers) = movers(e, g.legal(), &choice)?;
+        // Who moves, over all states; with one role it moves everywhere and nothing is
+        // simultaneous. Where "two legal moves" is large over all states (most of them
+        // unreachable: on crissrace the conjunction of the two roles' choices stuck for
+        // minutes), it is left for later, built within the reachable states ([`Self::settle`]).
+        let who = if roles == 1 {
+            Some((e.constant(false), vec![e.constant(true)]))
+        } else {
+            choices(e, g.legal(), None, Some(choice_nodes))?
+                .map(|choice| movers(e, g.legal(), &choice))
+                .transpose()?
+        };
+        let deferred = who.is_none();
+        let (simultaneous, movers) = who.unwrap_or_else(|| (e.constant(false), Vec::new()));
         let goal_values = g
             .goal_formulas()
             .iter()
@@ -65,6 +72,7 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
             g,
             movers,
             simultaneous,
+            deferred,
             goal_values,
             parts: g.clusters().to_vec(),
             guard: Guard::new(limits),
@@ -74,6 +82,37 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
 
     pub(crate) fn e(&self) -> &'e E {
         self.g.engine()
+    }
+
+    /// Builds `movers` and `simultaneous` within `reached` (a set closed under successors) if
+    /// they were left for later; afterwards they are exact on `reached`.
+    pub(crate) fn settle(&mut self, reached: &E::Bdd) -> BddResult<()> {
+        if !self.deferred {
+            return Ok(());
+        }
+        let e = self.e();
+        let legal = within(e, self.g.legal(), reached)?;
+        let choice = choices(e, &legal, None, None)?.expect("no size bound");
+        (self.simultaneous, self.movers) = movers(e, &legal, &choice)?;
+        self.deferred = false;
+        Ok(())
+    }
+
+    /// Whether two or more roles have a choice in some state of `s`.
+    pub(crate) fn any_simultaneous(&self, s: &E::Bdd) -> BddResult<bool> {
+        let e = self.e();
+        if !self.deferred {
+            return Ok(!e.is_false(&e.and(s, &self.simultaneous)?));
+        }
+        let choice = choices(e, self.g.legal(), Some(s), None)?.expect("no size bound");
+        let mut any = e.constant(false);
+        for c in &choice {
+            if !e.is_false(&e.and(&any, c)?) {
+                return Ok(true);
+            }
+            any = e.or(&any, c)?;
+        }
+        Ok(false)
     }
 
     /// Records the size of `b` for the peak statistic and checks the node limit.
@@ -234,6 +273,48 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
         }
         Ok(Some(m))
     }
+}
+
+/// Per role, the states (within `domain`, if given) where it has two or more legal moves;
+/// `None` if one of them grows past `max_nodes`.
+fn choices<E: BddEngine>(
+    e: &E,
+    legal: &[Vec<E::Bdd>],
+    domain: Option<&E::Bdd>,
+    max_nodes: Option<usize>,
+) -> BddResult<Option<Vec<E::Bdd>>> {
+    let mut choice = Vec::with_capacity(legal.len());
+    for ls in legal {
+        let mut one = e.constant(false);
+        let mut two = e.constant(false);
+        for l in ls {
+            let l = match domain {
+                Some(d) => e.and(l, d)?,
+                None => l.clone(),
+            };
+            two = e.or(&two, &e.and(&one, &l)?)?;
+            one = e.or(&one, &l)?;
+            if max_nodes
+                .is_some_and(|m| e.node_count_exceeds(&one, m) || e.node_count_exceeds(&two, m))
+            {
+                return Ok(None);
+            }
+        }
+        choice.push(two);
+    }
+    Ok(Some(choice))
+}
+
+/// The legal conditions conjoined with `domain`.
+fn within<E: BddEngine>(
+    e: &E,
+    legal: &[Vec<E::Bdd>],
+    domain: &E::Bdd,
+) -> BddResult<Vec<Vec<E::Bdd>>> {
+    legal
+        .iter()
+        .map(|ls| ls.iter().map(|l| e.and(l, domain)).collect())
+        .collect()
 }
 
 /// The states where two or more roles have a choice, and per role the states it moves in, from

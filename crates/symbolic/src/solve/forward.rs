@@ -56,7 +56,7 @@ pub(crate) fn forward<E: BddEngine>(
         ctx.track(&bfs.reached)?;
         let frontier = std::mem::replace(&mut bfs.frontier, new);
         let expand = std::mem::replace(&mut bfs.expand, new_expand);
-        simultaneous = simultaneous || !e.is_false(&e.and(&expand, &ctx.simultaneous)?);
+        simultaneous = simultaneous || ctx.any_simultaneous(&expand)?;
         if to_files {
             spill.write(e, depth, &expand, &e.and_not(&frontier, &expand)?)?;
         } else {

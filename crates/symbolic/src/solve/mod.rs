@@ -84,7 +84,8 @@ pub fn solve_with<E: BddEngine>(
 ) -> Result<Solved<E>, SolveError> {
     let roles = g.role_names().len();
     let started = Instant::now();
-    let mut ctx = Context::new(g, &opts.limits).map_err(SymbolicError::from)?;
+    let choice_nodes = opts.choice_nodes.unwrap_or(options::CHOICE_NODES);
+    let mut ctx = Context::new(g, &opts.limits, choice_nodes).map_err(SymbolicError::from)?;
     let mut stats = SolveStats {
         kind: match roles {
             1 => GameKind::SinglePlayer,
@@ -156,6 +157,10 @@ fn run<E: BddEngine>(
     if g.assumption_broken() {
         // The layers end where a group broke: solving them would be wrong.
         return Err(SolveOrStop::Error(SolveError::AssumedGroupBroken));
+    }
+    // Who moves, within the reachable states, if it was too large over all states.
+    if let Some(reached) = &fwd.reached {
+        ctx.settle(reached)?;
     }
     stats.reach_seconds = ctx.guard.started.elapsed().as_secs_f64();
     stats.explicit_layers = fwd.explicit_layers;

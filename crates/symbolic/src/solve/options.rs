@@ -54,4 +54,11 @@ pub struct SolveOptions {
     pub nash_budget: Option<std::time::Duration>,
     /// Limits; a stop is reported in [`SolveStats::stopped`](crate::SolveStats::stopped), with the finished layers kept.
     pub limits: Limits,
+    /// The largest BDD of "a role has two legal moves" built over all states, in nodes
+    /// (`None`: 10,000); past it, who moves is built within the reachable states instead,
+    /// after the forward search.
+    pub choice_nodes: Option<usize>,
 }
+
+/// The default of [`SolveOptions::choice_nodes`].
+pub(crate) const CHOICE_NODES: usize = 10_000;

@@ -12,7 +12,7 @@ use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
 use crate::solve::context::{terminal_of, Context};
 use crate::solve::error::{SolveError, SolveOrStop};
-use crate::solve::options::{SolveOptions, ValueRule};
+use crate::solve::options::{SolveOptions, ValueRule, CHOICE_NODES};
 use crate::solve::stats::{GameKind, SolveLayerStats, SolveStats};
 use crate::solve::value::{is_constant_sum, preference, Outcomes, ValueClass};
 
@@ -317,7 +317,8 @@ pub fn security_values<E: BddEngine>(
     limits: &Limits,
 ) -> Result<Vec<(u8, E::Bdd)>, SolveError> {
     let run = || -> Result<Vec<(u8, E::Bdd)>, SolveOrStop> {
-        let mut ctx = Context::new(g, limits)?;
+        let mut ctx = Context::new(g, limits, CHOICE_NODES)?;
+        ctx.settle(reached)?;
         let mut outcomes = Outcomes::default();
         let mut whole = WholeSet::new(&mut ctx, reached, &mut outcomes, true)?;
         let e = g.engine();
