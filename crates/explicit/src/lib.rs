@@ -165,3 +165,32 @@ pub fn play_moves(
     }
     Ok(s)
 }
+
+/// Calls `f` with every joint move of `legal` (one move per role), the last role fastest,
+/// until it returns false (then returns false); none if a role has no legal move.
+pub fn for_each_joint_move(legal: &[Vec<MoveId>], mut f: impl FnMut(&[MoveId]) -> bool) -> bool {
+    if legal.iter().any(|l| l.is_empty()) {
+        return true;
+    }
+    let mut idx = vec![0usize; legal.len()];
+    let mut joint: Vec<MoveId> = legal.iter().map(|l| l[0]).collect();
+    loop {
+        if !f(&joint) {
+            return false;
+        }
+        let mut pos = legal.len();
+        loop {
+            if pos == 0 {
+                return true;
+            }
+            pos -= 1;
+            idx[pos] += 1;
+            if idx[pos] < legal[pos].len() {
+                joint[pos] = legal[pos][idx[pos]];
+                break;
+            }
+            idx[pos] = 0;
+            joint[pos] = legal[pos][0];
+        }
+    }
+}

@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
 use symgame_bdd::{BddEngine, BddResult, Var};
-use symgame_explicit::{Reasoner, State};
+use symgame_explicit::{for_each_joint_move, Reasoner, State};
 use symgame_ground::GroundGame;
 
 use crate::codes::{code_bit, codes_bdd, state_code};
@@ -119,6 +119,7 @@ impl ExplicitGraph {
                     len
                 });
                 g.edges.entry(joint.to_vec()).or_default().push((id, to));
+                true
             });
             if g.states.len() > budget.max_states {
                 return Err(format!(
@@ -133,33 +134,6 @@ impl ExplicitGraph {
     /// The codes of the states under `enc`; `None` if a state breaks a group of `enc`.
     pub(crate) fn codes(&self, enc: &Encoding) -> Option<Vec<Box<[u64]>>> {
         self.states.iter().map(|s| state_code(enc, s)).collect()
-    }
-}
-
-/// Calls `f` on every joint move of the per-role legal moves `per_role` (none if a role has
-/// no legal move), in lexicographic order.
-fn for_each_joint_move(per_role: &[Vec<usize>], mut f: impl FnMut(&[usize])) {
-    if per_role.iter().any(Vec::is_empty) {
-        return;
-    }
-    let mut idx = vec![0usize; per_role.len()];
-    let mut joint: Vec<usize> = per_role.iter().map(|ms| ms[0]).collect();
-    loop {
-        f(&joint);
-        let mut pos = per_role.len();
-        loop {
-            if pos == 0 {
-                return;
-            }
-            pos -= 1;
-            idx[pos] += 1;
-            if idx[pos] < per_role[pos].len() {
-                joint[pos] = per_role[pos][idx[pos]];
-                break;
-            }
-            idx[pos] = 0;
-            joint[pos] = per_role[pos][0];
-        }
     }
 }
 
