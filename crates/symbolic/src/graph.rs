@@ -8,12 +8,12 @@
 //! on the non-terminal ones, the goals on the terminal ones, where the searches read them):
 //! `legal[r][m]` is the reachable non-terminal states where move `m` of role `r` is legal, the
 //! terminal part is the reachable terminal states, each goal condition the reachable terminal
-//! states with that goal value, and the
-//! partition of a joint move relates each reachable non-terminal state where it is legal to
-//! its successor, constraining only the bits that some of its edges change (the others keep
-//! their value, the frame by omission of [`Partition`]). Searches start from the initial state
-//! and solvers work inside the reachable set, so they get the same answers as on the compiled
-//! game; the BDDs come from sorted codes (`codes_bdd`), with no BDD operation.
+//! states with that goal value, and the partition of a joint move relates each reachable
+//! non-terminal state where it is legal to its successor, constraining only the bits that some
+//! of its edges change (the others keep their value, the frame by omission of [`Partition`]).
+//! Searches start from the initial state and solvers work inside the reachable set, so they
+//! get the same answers as on the compiled game; the BDDs come from sorted codes
+//! (`codes_bdd`), with no BDD operation, within a node budget.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
