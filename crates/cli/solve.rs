@@ -15,7 +15,7 @@ use std::time::Instant;
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
     fingerprint, Encoding, ExplicitRun, GameKind, Phase, SetupLog, SolveError, SolveJob,
-    SolveOptions, SolveStats, StopReason, SymbolicError, SymbolicOptions,
+    SolveOptions, SolveStats, StopReason, SymbolicError, SymbolicOptions, EXPLICIT_GRAPH_NOTE,
 };
 
 #[derive(clap::Args)]
@@ -308,7 +308,7 @@ fn report(
         .rev()
         .find(|p| p.name == "explicit_graph" || p.name == "retry")
         .and_then(|p| p.note.as_deref())
-        .and_then(|n| n.strip_prefix("built from the explicit graph: "))
+        .and_then(|n| n.strip_prefix(EXPLICIT_GRAPH_NOTE))
         .map(str::to_string);
     if names.json {
         print_json(&Report {

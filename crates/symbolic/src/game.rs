@@ -14,7 +14,7 @@ use crate::disjunction::{and_not_all, cluster_parts, or_all};
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::formula::Formula;
-use crate::graph::{graph_bdds, ExplicitGraph};
+use crate::graph::{graph_bdds, ExplicitGraph, EXPLICIT_GRAPH_NOTE};
 use crate::layerwise::Layerwise;
 use crate::options::SymbolicOptions;
 use crate::partition::{self, Partition};
@@ -133,7 +133,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
                 ExplicitGraph::explore(game, budget, opts.setup_deadline).and_then(|graph| {
                     match g.build_from_graph(&graph, budget.max_nodes, opts) {
                         Ok(()) => Ok(format!(
-                            "built from the explicit graph: {} states, {} edges",
+                            "{EXPLICIT_GRAPH_NOTE}{} states, {} edges",
                             graph.states.len(),
                             graph.num_edges
                         )),

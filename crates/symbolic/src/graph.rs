@@ -29,6 +29,10 @@ use crate::formula::Formula;
 use crate::options::GraphBudget;
 use crate::partition::Partition;
 
+/// How the set-up log's note of a game built from its explicit graph begins (the graph's size
+/// follows), for reports that say so.
+pub const EXPLICIT_GRAPH_NOTE: &str = "built from the explicit graph: ";
+
 /// Every reachable state of a game with its legal moves, goal values and successors.
 pub(crate) struct ExplicitGraph {
     /// The states in breadth-first order (state `i` has id `i`; 0 is the initial state).

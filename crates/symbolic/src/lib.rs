@@ -74,6 +74,7 @@ pub use encoding::{Encoding, FluentGroup};
 pub use error::SymbolicError;
 pub use formula::Formula;
 pub use game::{goal_states, GoalBdd, SymbolicGame};
+pub use graph::EXPLICIT_GRAPH_NOTE;
 pub use options::{EncodingKind, GraphBudget, Order, SymbolicOptions};
 pub use partition::Partition;
 pub use path::{shortest_path, shortest_path_with_backend, shortest_path_within, Path};

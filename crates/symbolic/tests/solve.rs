@@ -508,3 +508,43 @@ fn a_state_without_a_legal_move_is_an_error() {
         }
     }
 }
+
+/// A graph over its budget (states, or BDD nodes) is no failure: the compilation that gave up
+/// runs again over all states, with the time left, and the game solves as if compiled.
+#[test]
+fn a_graph_over_its_budget_falls_back_to_compiling() {
+    let game = load_game("tictactoe");
+    let compiled = {
+        let enc = Encoding::with_options(&game, &SymbolicOptions::default());
+        let engine = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+        let g = SymbolicGame::new(&engine, &game, enc, &SymbolicOptions::default()).unwrap();
+        solve(&g, &options(LayeredMode::Never), |_| {})
+            .unwrap()
+            .stats
+    };
+    for budget in [
+        GraphBudget {
+            max_states: 100,
+            ..GraphBudget::default()
+        },
+        GraphBudget {
+            max_nodes: 10,
+            ..GraphBudget::default()
+        },
+    ] {
+        let sym = SymbolicOptions {
+            explicit_graph: Some(budget),
+            max_condition_nodes: 0,
+            ..Default::default()
+        };
+        let enc = Encoding::with_options(&game, &sym);
+        let engine = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+        let g = SymbolicGame::new(&engine, &game, enc, &sym).unwrap();
+        assert!(!g.is_from_graph(), "{budget:?}");
+        let st = solve(&g, &options(LayeredMode::Never), |_| {})
+            .unwrap()
+            .stats;
+        assert_eq!(st.initial, compiled.initial, "{budget:?}");
+        assert_eq!(st.per_outcome, compiled.per_outcome, "{budget:?}");
+    }
+}

@@ -21,6 +21,9 @@ pub(crate) struct Context<'g, 'e, E: BddEngine> {
     pub(crate) movers: Vec<E::Bdd>,
     /// States where two or more roles have a choice.
     pub(crate) simultaneous: E::Bdd,
+    /// The states where every role has a legal move (with two or more roles, once who moves
+    /// is built; within the reachable states if it was deferred).
+    live: Option<E::Bdd>,
     /// Whether `movers` and `simultaneous` wait for [`Context::settle`] (too large over all
     /// states; until then `movers` is empty).
     deferred: bool,
@@ -50,14 +53,19 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
         // unreachable: on crissrace the conjunction of the two roles' choices stuck for
         // minutes), it is left for later, built within the reachable states ([`Self::settle`]).
         let who = if roles == 1 {
-            Some((e.constant(false), vec![e.constant(true)]))
+            Some((e.constant(false), vec![e.constant(true)], None))
         } else {
-            choices(e, g.legal(), None, Some(choice_nodes))?
-                .map(|choice| movers(e, g.legal(), &choice))
-                .transpose()?
+            match choices(e, g.legal(), None, Some(choice_nodes))? {
+                Some((choice, live)) => {
+                    let (simultaneous, movers) = movers(e, g.legal(), &choice)?;
+                    Some((simultaneous, movers, Some(live)))
+                }
+                None => None,
+            }
         };
         let deferred = who.is_none();
-        let (simultaneous, movers) = who.unwrap_or_else(|| (e.constant(false), Vec::new()));
+        let (simultaneous, movers, live) =
+            who.unwrap_or_else(|| (e.constant(false), Vec::new(), None));
         let goal_values = g
             .goal_formulas()
             .iter()
@@ -72,6 +80,7 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
             g,
             movers,
             simultaneous,
+            live,
             deferred,
             goal_values,
             parts: g.clusters().to_vec(),
@@ -92,8 +101,9 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
         }
         let e = self.e();
         let legal = within(e, self.g.legal(), reached)?;
-        let choice = choices(e, &legal, None, None)?.expect("no size bound");
+        let (choice, live) = choices(e, &legal, None, None)?.expect("no size bound");
         (self.simultaneous, self.movers) = movers(e, &legal, &choice)?;
+        self.live = Some(live);
         self.deferred = false;
         Ok(())
     }
@@ -104,7 +114,7 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
         if !self.deferred {
             return Ok(!e.is_false(&e.and(s, &self.simultaneous)?));
         }
-        let choice = choices(e, self.g.legal(), Some(s), None)?.expect("no size bound");
+        let (choice, _) = choices(e, self.g.legal(), Some(s), None)?.expect("no size bound");
         let mut any = e.constant(false);
         for c in &choice {
             if !e.is_false(&e.and(&any, c)?) {
@@ -206,6 +216,9 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
     /// is built: over all states the disjunction of the legal conditions can be large).
     pub(crate) fn without_legal_move(&self, domain: &E::Bdd) -> BddResult<E::Bdd> {
         let e = self.e();
+        if let Some(live) = &self.live {
+            return e.and_not(domain, live);
+        }
         let mut dead = e.constant(false);
         for ls in self.g.legal() {
             let within = ls
@@ -275,15 +288,20 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
     }
 }
 
-/// Per role, the states (within `domain`, if given) where it has two or more legal moves;
-/// `None` if one of them grows past `max_nodes`.
+/// Per role, the states where it has two or more legal moves; the states where every role has
+/// a legal move.
+type Choices<E> = (Vec<<E as BddEngine>::Bdd>, <E as BddEngine>::Bdd);
+
+/// Per role, the states (within `domain`, if given) where it has two or more legal moves, and
+/// the states where every role has a legal move; `None` if one of them grows past `max_nodes`.
 fn choices<E: BddEngine>(
     e: &E,
     legal: &[Vec<E::Bdd>],
     domain: Option<&E::Bdd>,
     max_nodes: Option<usize>,
-) -> BddResult<Option<Vec<E::Bdd>>> {
+) -> BddResult<Option<Choices<E>>> {
     let mut choice = Vec::with_capacity(legal.len());
+    let mut live = e.constant(true);
     for ls in legal {
         let mut one = e.constant(false);
         let mut two = e.constant(false);
@@ -301,8 +319,9 @@ fn choices<E: BddEngine>(
             }
         }
         choice.push(two);
+        live = e.and(&live, &one)?;
     }
-    Ok(Some(choice))
+    Ok(Some((choice, live)))
 }
 
 /// The legal conditions conjoined with `domain`.
