@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Independent oracles for the bundled games in gdl/ with more than two roles or simultaneous
-moves: nim3p, ring4p and penalty_kick.
+moves: nim3p, ring4p, penalty_kick and three_dials.
 
 Like oracles.py (whose machinery assumes one role in control), each game is implemented here
 directly from its rules (the GDL files are NOT read), with a state that mirrors the GDL fluents
@@ -27,6 +27,7 @@ usage:
   nplayer.py nim3p
   nplayer.py ring4p
   nplayer.py penalty-kick
+  nplayer.py three-dials
   nplayer.py all
 
 Add --write to store the result as gdl/<game>.expect instead of printing it.
@@ -362,13 +363,39 @@ class PenaltyKick:
         return (s[0] + 1, s[1] + self.points[joint])
 
 
-GAMES = {"nim3p": Nim3p, "ring4p": Ring4p, "penalty-kick": PenaltyKick}
+class ThreeDials:
+    """Three players turning their own dials at once (gdl/three_dials.kif): state (the dials of
+    red, green and blue, the round)."""
+    name = "three_dials"
+    roles = ["red", "green", "blue"]
+    last_round = 4
+
+    def __init__(self):
+        self.init = ((0, 0, 0), 1)
+
+    def terminal(self, s):
+        return s[1] == self.last_round
+
+    def goals(self, s):
+        return tuple(25 * d for d in s[0])
+
+    def legal(self, s, i):
+        return [0, 1, 2, 3]
+
+    def next(self, s, joint):
+        return (tuple((d + k) % 5 for d, k in zip(s[0], joint)), s[1] + 1)
+
+
+GAMES = {"nim3p": Nim3p, "ring4p": Ring4p, "penalty-kick": PenaltyKick,
+         "three-dials": ThreeDials}
 COMMENTS = {
     "nim3p": ["three-player Nim, heaps 2 3 4, roles in rotation; the player who takes the last "
               "object 100, the player left to move 50, the player before the winner 0"],
     "ring4p": ["four players in rotation mark the cells of a ring of 8; two adjacent cells of one "
                "player win: 100 to the winner, 30 and 20 to the next two players, 0 to the "
                "player before the winner; a full ring without a pair gives 50 to everyone"],
+    "three-dials": ["three players turn their own dials (0..4) at once by 0..3 modulo 5, three "
+                    "steps; each gets 25 times its own dial"],
     "penalty-kick": ["two rounds of a simultaneous 2x2 game: points (kick, dive) = (left, left) 0, "
                      "(left, right) 2, (right, left) 2, (right, right) 1; kicker 25 per point, "
                      "keeper the rest"],

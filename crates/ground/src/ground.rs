@@ -160,6 +160,45 @@ impl GroundGame {
         dep
     }
 
+    /// Per signal of the circuit (constant, fluents, moves, then gates): the roles whose move
+    /// signals it reads, directly or through other gates, as a bit set (bit `r` for role `r`;
+    /// `None` with more than 64 roles). All the gates of a cyclic block read the union of what
+    /// the block reads, as in [`Self::move_dependent_gates`]. A next function that reads the
+    /// moves of one role only lets an image treat the roles' moves one role at a time.
+    pub fn move_roles_of_signals(&self) -> Option<Vec<u64>> {
+        if self.roles.len() > 64 {
+            return None;
+        }
+        let c = &self.circuit;
+        let ni = c.num_inputs as usize;
+        let mut mask = vec![0u64; ni + c.gates.len()];
+        for r in 0..self.roles.len() {
+            for m in 0..self.roles[r].moves.len() {
+                mask[self.move_signal(r, m) as usize] = 1 << r;
+            }
+        }
+        let reads = |mask: &[u64], g: usize| {
+            c.gates[g]
+                .inputs()
+                .iter()
+                .fold(0, |acc, l| acc | mask[l.signal() as usize])
+        };
+        for b in &c.blocks {
+            let range = b.start as usize..b.end as usize;
+            if b.cyclic {
+                let m = range.clone().fold(0, |acc, g| acc | reads(&mask, g));
+                for g in range {
+                    mask[ni + g] = m;
+                }
+            } else {
+                for g in range {
+                    mask[ni + g] = reads(&mask, g);
+                }
+            }
+        }
+        Some(mask)
+    }
+
     /// The total number of moves over all roles.
     pub fn num_moves(&self) -> usize {
         self.roles.iter().map(|r| r.moves.len()).sum()

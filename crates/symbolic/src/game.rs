@@ -179,6 +179,8 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             max_joint_moves: opts.max_joint_moves,
             cut_nodes: opts.layerwise_cut_nodes,
             broken: Default::default(),
+            owners: crate::layerwise::owners(game, &g.encoding),
+            factored: Default::default(),
         });
         Ok(g)
     }

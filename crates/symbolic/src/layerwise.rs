@@ -11,7 +11,7 @@
 //! layer follows the size of the layer and of the circuit, not of any condition over all
 //! states; the price is compiling the circuit again for every layer.
 
-use symgame_bdd::BddEngine;
+use symgame_bdd::{BddEngine, Var, VarSet};
 use symgame_ground::GroundGame;
 use symgame_limits::Guard;
 
@@ -32,6 +32,11 @@ pub(crate) struct Layerwise {
     /// Set when a joint move legal in an expanded set breaks an assumed group
     /// ([`Encoding::assumed`]): the image of that set is not to be trusted.
     pub(crate) broken: std::sync::atomic::AtomicBool,
+    /// Per fluent group, the role whose moves its next values read ([`owners`]); `None` when
+    /// the roles' moves cannot be taken one role at a time.
+    pub(crate) owners: Option<Vec<Option<usize>>>,
+    /// Set once an image took the roles' moves one role at a time (for the report).
+    pub(crate) factored: std::sync::atomic::AtomicBool,
 }
 
 impl Layerwise {
@@ -95,6 +100,16 @@ impl Layerwise {
         let legal = comp.legal()?;
         let stop = || guard.map_or(Ok(()), |g| g.check());
         let expired = || stop().is_err();
+        if let Some(owners) = &self.owners {
+            let moves = moves_in(e, &legal, &expand, &expired)?;
+            if worth_factoring(&moves) {
+                self.factored
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+                let image =
+                    self.factored_image(e, enc, &mut comp, &legal, &moves, owners, &expand, &stop)?;
+                return Ok((expand, image));
+            }
+        }
         let joint = joint_moves(e, &legal, &expand, self.max_joint_moves, &expired)?;
         drop(legal);
         let mut images = Vec::with_capacity(joint.len());
@@ -124,5 +139,226 @@ impl Layerwise {
             images.push(image);
         }
         Ok((expand, or_all(e, images)?))
+    }
+
+    /// The successors of `expand` with the roles' moves taken one role at a time (see
+    /// [`owners`]): per role `r`, the relation `R_r(x, x'_r) = OR_m legal_r,m(x) AND
+    /// AND_b (x_b' <-> next_b|m(x))` over the bits whose next value reads `r`'s moves only
+    /// (the other roles' moves play no part in them), and `R_0` for the bits that read no
+    /// move; the image is `exists x. expand AND R_0 AND R_1 AND ... AND R_k`. It costs the sum
+    /// of the roles' move counts, where the joint moves cost their product.
+    #[allow(clippy::too_many_arguments)]
+    fn factored_image<E: BddEngine>(
+        &self,
+        e: &E,
+        enc: &Encoding,
+        comp: &mut Compiler<'_, E>,
+        legal: &[Vec<E::Bdd>],
+        moves: &[Vec<usize>],
+        owners: &[Option<usize>],
+        expand: &E::Bdd,
+        stop: &dyn Fn() -> Result<(), symgame_limits::StopReason>,
+    ) -> Result<E::Bdd, SymbolicError> {
+        let game = &self.game;
+        let default: Vec<usize> = moves.iter().map(|m| m[0]).collect();
+        let owner = |b: u32| owners[enc.group_of_bit(b)];
+        // Per role (and `None`: no role), the relation of each move, with the bits it
+        // touches; the bits that read no move are the same under every joint move.
+        let mut parts: Vec<E::Bdd> = Vec::new();
+        let mut touched: Vec<u32> = Vec::new();
+        comp.set_joint_move(&default)?;
+        let fixed: Vec<(u32, E::Bdd)> = next_bit_functions(e, enc, comp, game)?
+            .into_iter()
+            .filter(|(b, _)| owner(*b).is_none())
+            .collect();
+        parts.push(equations(e, &fixed)?);
+        touched.extend(fixed.iter().map(|(b, _)| *b));
+        for (r, role_moves) in moves.iter().enumerate() {
+            let mut per_move = Vec::with_capacity(role_moves.len());
+            let mut bits: Vec<u32> = Vec::new();
+            for &m in role_moves {
+                stop().map_err(SymbolicError::Stopped)?;
+                let mut jm = default.clone();
+                jm[r] = m;
+                comp.set_joint_move(&jm)?;
+                if let Some(v) = group_violation(e, enc, comp, game)? {
+                    let mut cond = e.and(expand, &v)?;
+                    for (r2, &m2) in jm.iter().enumerate() {
+                        cond = e.and(&cond, &legal[r2][m2])?;
+                    }
+                    if !e.is_false(&cond) {
+                        self.broken
+                            .store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+                let fns: Vec<(u32, E::Bdd)> = next_bit_functions(e, enc, comp, game)?
+                    .into_iter()
+                    .filter(|(b, _)| owner(*b) == Some(r))
+                    .collect();
+                bits.extend(fns.iter().map(|(b, _)| *b));
+                per_move.push((m, fns));
+            }
+            bits.sort_unstable();
+            bits.dedup();
+            // Each move's relation over all the role's bits: the bits it leaves alone keep
+            // their value.
+            let mut rels = Vec::with_capacity(per_move.len());
+            for (m, fns) in per_move {
+                let mut eqs = fns;
+                for &b in &bits {
+                    if !eqs.iter().any(|(c, _)| *c == b) {
+                        eqs.push((b, e.var(Encoding::current_bit_var(b))));
+                    }
+                }
+                rels.push(e.and(&legal[r][m], &equations(e, &eqs)?)?);
+            }
+            parts.push(or_all(e, rels)?);
+            touched.extend(bits);
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        let quant: VarSet = touched
+            .iter()
+            .map(|&b| Encoding::current_bit_var(b))
+            .collect::<Vec<_>>()
+            .into();
+        let to_cur: Vec<(Var, Var)> = touched
+            .iter()
+            .map(|&b| (Encoding::next_bit_var(b), Encoding::current_bit_var(b)))
+            .collect();
+        let last = parts.pop().expect("one part a role");
+        let mut acc = expand.clone();
+        for p in &parts {
+            stop().map_err(SymbolicError::Stopped)?;
+            acc = e.and(&acc, p)?;
+        }
+        let image = e.and_exists(&acc, &last, &quant)?;
+        Ok(e.rename(&image, &to_cur)?)
+    }
+}
+
+/// Per fluent group of `enc`: the one role whose moves the next values of its fluents read,
+/// `None` if they read no move; `None` for the whole game if a group reads the moves of two
+/// roles (or the game has fewer than two roles), so that the roles' moves cannot be taken one
+/// role at a time.
+pub(crate) fn owners(game: &GroundGame, enc: &Encoding) -> Option<Vec<Option<usize>>> {
+    if game.roles.len() < 2 {
+        return None;
+    }
+    let mask = game.move_roles_of_signals()?;
+    let mut out = Vec::with_capacity(enc.fluent_groups().len());
+    for group in enc.fluent_groups() {
+        let m = group
+            .fluents
+            .iter()
+            .fold(0u64, |acc, &f| acc | mask[game.next[f].signal() as usize]);
+        if m.count_ones() > 1 {
+            return None;
+        }
+        out.push((m != 0).then(|| m.trailing_zeros() as usize));
+    }
+    Some(out)
+}
+
+/// Per role, the moves legal in some state of `domain`.
+fn moves_in<E: BddEngine>(
+    e: &E,
+    legal: &[Vec<E::Bdd>],
+    domain: &E::Bdd,
+    expired: &dyn Fn() -> bool,
+) -> Result<Vec<Vec<usize>>, SymbolicError> {
+    let mut out = Vec::with_capacity(legal.len());
+    for ls in legal {
+        if expired() {
+            return Err(SymbolicError::Stopped(
+                symgame_limits::StopReason::TimeLimit,
+            ));
+        }
+        let mut ms = Vec::new();
+        for (m, l) in ls.iter().enumerate() {
+            if !e.is_false(&e.and(domain, l)?) {
+                ms.push(m);
+            }
+        }
+        out.push(ms);
+    }
+    Ok(out)
+}
+
+/// Whether taking the roles' moves one role at a time is worth it: at least two roles have a
+/// choice, and the joint moves would be more than twice as many evaluations as the roles'
+/// moves (a turn-taking layer has about as many joint moves as moves).
+fn worth_factoring(moves: &[Vec<usize>]) -> bool {
+    if moves.iter().any(|m| m.is_empty()) {
+        return false;
+    }
+    let sum: usize = moves.iter().map(Vec::len).sum();
+    let product = moves
+        .iter()
+        .try_fold(1usize, |acc, m| acc.checked_mul(m.len()))
+        .unwrap_or(usize::MAX);
+    moves.iter().filter(|m| m.len() > 1).count() >= 2 && product > 2 * sum
+}
+
+/// `AND_b (x_b' <-> f_b)` over `eqs`, built bottom-up by descending bit.
+fn equations<E: BddEngine>(e: &E, eqs: &[(u32, E::Bdd)]) -> symgame_bdd::BddResult<E::Bdd> {
+    let mut sorted: Vec<&(u32, E::Bdd)> = eqs.iter().collect();
+    sorted.sort_by_key(|(b, _)| std::cmp::Reverse(*b));
+    let mut acc = e.constant(true);
+    for (b, f) in sorted {
+        let eq = e.iff(&e.var(Encoding::next_bit_var(*b)), f)?;
+        acc = e.and(&eq, &acc)?;
+    }
+    Ok(acc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::{Order, SymbolicOptions};
+    use crate::SymbolicGame;
+    use symgame_bdd::{BiodivineEngine, EngineConfig};
+    use symgame_testkit::load_game;
+
+    /// The dials of three_dials read the moves of their own role only and the round counter
+    /// reads none; penalty_kick's score reads both roles' moves, and a single role is never
+    /// factored.
+    #[test]
+    fn owners_follow_the_roles_whose_moves_a_group_reads() {
+        let game = load_game("three_dials");
+        let enc = Encoding::new(&game, Order::Heuristic);
+        let mut owned = owners(&game, &enc).expect("three_dials factors");
+        owned.sort_unstable();
+        owned.dedup();
+        assert_eq!(owned, vec![None, Some(0), Some(1), Some(2)]);
+        for name in ["penalty_kick", "toll_roads"] {
+            let game = load_game(name);
+            let enc = Encoding::new(&game, Order::Heuristic);
+            assert_eq!(owners(&game, &enc), None, "{name}");
+        }
+    }
+
+    /// Within each layer, the image with the roles' moves one role at a time is the image of
+    /// the game compiled once, layer by layer, and says that it was taken.
+    #[test]
+    fn factored_images_match_the_compiled_relation() {
+        let game = load_game("three_dials");
+        let enc = Encoding::new(&game, Order::Heuristic);
+        let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+        let once = SymbolicGame::new(&e, &game, enc.clone(), &SymbolicOptions::default()).unwrap();
+        let layerwise = SymbolicOptions {
+            layerwise_fallback: true,
+            max_condition_nodes: 0,
+            ..Default::default()
+        };
+        let within = SymbolicGame::new(&e, &game, enc, &layerwise).unwrap();
+        let lw = within.layerwise().expect("compiled within each layer");
+        let mut layer = once.init().clone();
+        for _ in 0..3 {
+            let next = once.image(&layer).unwrap();
+            assert_eq!(within.image(&layer).unwrap(), next);
+            layer = next;
+        }
+        assert!(lw.factored.load(std::sync::atomic::Ordering::Relaxed));
     }
 }

@@ -77,7 +77,7 @@ impl ExplicitPrefix {
             reasoner: Reasoner::new(game),
             max_states,
             max_seconds,
-            layerwise_states: max_states,
+            layerwise_states: max_states.saturating_mul(4),
         }
     }
 
@@ -206,14 +206,16 @@ impl ExplicitRun {
     }
 
     /// This run fitted to `g`: for a game compiled within each layer, whose symbolic layers
-    /// are slow, it goes on further ([`Self::extend_for_layerwise`]), but not past what assumed
-    /// groups were checked against (a state beyond could break one).
+    /// are slow, it goes on further ([`Self::extend_for_layerwise`]). A state beyond what
+    /// assumed groups were checked against may break one: the search then stops before its
+    /// first layer and says so (see `Bfs::start_with`), and the caller sets up again with
+    /// proven groups.
     pub(crate) fn fitted<E: BddEngine>(
         mut self,
         g: &crate::game::SymbolicGame<'_, E>,
         limits: &Limits,
     ) -> ExplicitRun {
-        if g.is_layerwise() && !g.encoding().assumed() {
+        if g.is_layerwise() {
             self.extend_for_layerwise(limits);
         }
         self

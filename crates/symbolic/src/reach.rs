@@ -167,10 +167,24 @@ impl<E: BddEngine> Bfs<E> {
         explicit: Option<ExplicitRun>,
     ) -> Result<Bfs<E>, BddError> {
         let mut bfs = Bfs::start(g)?;
+        if explicit
+            .as_ref()
+            .is_some_and(|run| run.breaks_groups(g.encoding()))
+        {
+            // A state of the run breaks an assumed group: no layer can be trusted, and the
+            // caller stops before the first (and sets up again with proven groups).
+            g.mark_broken();
+            bfs.frontier = g.engine().constant(false);
+            return Ok(bfs);
+        }
         bfs.explicit = explicit;
         Ok(bfs)
     }
 }
+
+/// How the report names the partitioning of a game compiled within each layer once an image
+/// took the roles' moves one role at a time (joint moves that would be too many).
+pub const FACTORED: &str = "within each layer, moves one role at a time";
 
 /// One layer: `frontier` (layer `k`) joins the reached states and the next layer and its
 /// non-terminal states are computed. `bfs` changes only on success.
@@ -360,13 +374,6 @@ fn reach_impl<E: BddEngine>(
             };
         }
     };
-    if bfs
-        .explicit
-        .as_ref()
-        .is_some_and(|run| run.breaks_groups(g.encoding()))
-    {
-        g.mark_broken();
-    }
     while !e.is_false(&bfs.frontier) && !g.assumption_broken() {
         let k = stats.layers.len();
         let (states, nodes) = g.count_and_nodes(&bfs.frontier);
@@ -410,6 +417,11 @@ fn reach_impl<E: BddEngine>(
                     layers.push(done);
                 }
                 bfs.expand = new_expand;
+                if g.layerwise()
+                    .is_some_and(|l| l.factored.load(std::sync::atomic::Ordering::Relaxed))
+                {
+                    stats.partitioning = FACTORED.to_string();
+                }
                 progress(&stats);
             }
             Err(Interrupt::Stop(why)) => {

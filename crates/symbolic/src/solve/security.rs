@@ -28,10 +28,14 @@
 use symgame_bdd::BddEngine;
 
 use crate::disjunction::or_all;
-use crate::partition::Partition;
+use crate::partition::{cluster, Partition};
 use crate::solve::error::SolveOrStop;
 use crate::solve::value::{Outcomes, ValueClass};
 use crate::solve::whole::{attract, level_classes, WholeSet};
+
+/// The largest relation the partitions of one move of a role are merged into (as the image
+/// clusters' default bound, [`SymbolicOptions::cluster_nodes`](crate::SymbolicOptions::cluster_nodes)).
+const MOVE_CLUSTER_NODES: usize = 50_000;
 
 impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
     /// The security levels of every role: classes of the states of the reachable set with the
@@ -103,13 +107,20 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
         let g = ctx.g;
         let (reached, nonterminal) = (self.reached, &self.nonterminal);
         let legal = &g.legal()[role];
-        // The partitions of each move of the role.
-        let mut by_move: Vec<Vec<&Partition<E>>> = vec![Vec::new(); legal.len()];
+        // The partitions of each move of the role, merged into clusters: the union of their
+        // pre-images is the pre-image of their union, and a game of many joint moves (two
+        // roles of 73 moves: 5,329) would otherwise take one pre-image per joint move in every
+        // round of every attractor.
+        let mut by_move: Vec<Vec<Partition<E>>> = vec![Vec::new(); legal.len()];
         for p in parts {
             for j in &p.joint_moves {
-                by_move[j[role]].push(p);
+                by_move[j[role]].push(p.clone());
             }
         }
+        let by_move = by_move
+            .iter()
+            .map(|ps| cluster(e, g.encoding(), ps, MOVE_CLUSTER_NODES, None))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut values: Vec<u8> = outcomes.iter().map(|o| o[role]).collect();
         values.sort_unstable();
         values.dedup();
