@@ -125,14 +125,19 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
         values.sort_unstable();
         values.dedup();
         // attr[i]: states where the role guarantees at least values[i]; attr[0] is everything.
-        let mut attr = vec![reached.clone()];
-        for &t in values.iter().skip(1) {
-            let seeds: Vec<E::Bdd> = self
+        // Built from the highest threshold down: what guarantees more guarantees less, so each
+        // attractor starts from the one above (a set between its seeds and its fixpoint, from
+        // which the rounds reach the same fixpoint) instead of from its seeds alone; a game of
+        // many reward values (crissrace: sums of two goals) would otherwise redo every round.
+        let mut above: Vec<E::Bdd> = Vec::new();
+        for &t in values.iter().skip(1).rev() {
+            let mut seeds: Vec<E::Bdd> = self
                 .terminal
                 .iter()
                 .filter(|(o, _)| outcomes[*o][role] >= t)
                 .map(|(_, s)| s.clone())
                 .collect();
+            seeds.extend(above.last().cloned());
             let a = or_all(e, seeds)?;
             // A candidate enters for a move of the role after which every joint move stays
             // inside.
@@ -153,8 +158,11 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
                 }
                 Ok(or_all(e, entered)?)
             })?;
-            attr.push(a);
+            above.push(a);
         }
+        let attr: Vec<E::Bdd> = std::iter::once(reached.clone())
+            .chain(above.into_iter().rev())
+            .collect();
         level_classes(ctx, &values, &attr)
     }
 }
