@@ -200,16 +200,10 @@ impl<E: BddEngine> Partition<E> {
     ) -> BddResult<E::Bdd> {
         let primed = e.rename(s, &self.to_next)?;
         if self.conjuncts.is_empty() {
+            let r = e.and_exists(&self.relation, &primed, &self.quant_next)?;
             return match domain {
-                // A domain smaller than the target restricts the relation first: the pre-image
-                // of a large set (the complement of an attractor) is then only built where it
-                // is asked for.
-                Some(d) if e.node_count(d) < e.node_count(&primed) => {
-                    let within = e.and(&self.relation, d)?;
-                    e.and_exists(&within, &primed, &self.quant_next)
-                }
-                Some(d) => e.and(&e.and_exists(&self.relation, &primed, &self.quant_next)?, d),
-                None => e.and_exists(&self.relation, &primed, &self.quant_next),
+                Some(d) => e.and(&r, d),
+                None => Ok(r),
             };
         }
         // Substitute x_b' := next_b|j(x) one bit at a time, bottom-up.
