@@ -199,17 +199,35 @@ impl ExplicitRun {
         std::sync::Arc::new(self.seen.iter().map(|s| s.fluents().collect()).collect())
     }
 
-    /// Whether a state of the run breaks a group of `enc` (only assumed groups can be broken;
-    /// see [`Encoding::assumed`]).
-    pub(crate) fn breaks_groups(&self, enc: &Encoding) -> bool {
-        enc.assumed() && self.seen.iter().any(|s| enc.breaks_groups(s.fluents()))
+    /// Drops the steps from the first whose successors hold a state that breaks a group of
+    /// `enc` (only assumed groups can be broken; see [`Encoding::assumed`]): such a state has
+    /// no code. The search then expands that layer symbolically, where the joint move that
+    /// breaks the group is found and the search stops with the exact layers before it (and the
+    /// caller sets up again with proven groups), instead of losing every layer of the run.
+    /// Returns how many steps were dropped.
+    pub(crate) fn drop_broken_steps(&mut self, enc: &Encoding) -> usize {
+        if !enc.assumed() {
+            return 0;
+        }
+        let first = self.steps.iter().position(|step| {
+            step.successors
+                .iter()
+                .any(|t| enc.breaks_groups(t.fluents()))
+        });
+        match first {
+            Some(i) => {
+                let dropped = self.steps.len() - i;
+                self.steps.truncate(i);
+                dropped
+            }
+            None => 0,
+        }
     }
 
     /// This run fitted to `g`: for a game compiled within each layer, whose symbolic layers
     /// are slow, it goes on further ([`Self::extend_for_layerwise`]). A state beyond what
-    /// assumed groups were checked against may break one: the search then stops before its
-    /// first layer and says so (see `Bfs::start_with`), and the caller sets up again with
-    /// proven groups.
+    /// assumed groups were checked against may break one: the steps from its layer on are
+    /// dropped ([`Self::drop_broken_steps`]).
     pub(crate) fn fitted<E: BddEngine>(
         mut self,
         g: &crate::game::SymbolicGame<'_, E>,
@@ -218,6 +236,7 @@ impl ExplicitRun {
         if g.is_layerwise() {
             self.extend_for_layerwise(limits);
         }
+        self.drop_broken_steps(g.encoding());
         self
     }
 

@@ -167,16 +167,6 @@ impl<E: BddEngine> Bfs<E> {
         explicit: Option<ExplicitRun>,
     ) -> Result<Bfs<E>, BddError> {
         let mut bfs = Bfs::start(g)?;
-        if explicit
-            .as_ref()
-            .is_some_and(|run| run.breaks_groups(g.encoding()))
-        {
-            // A state of the run breaks an assumed group: no layer can be trusted, and the
-            // caller stops before the first (and sets up again with proven groups).
-            g.mark_broken();
-            bfs.frontier = g.engine().constant(false);
-            return Ok(bfs);
-        }
         bfs.explicit = explicit;
         Ok(bfs)
     }

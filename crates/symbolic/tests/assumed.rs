@@ -7,8 +7,8 @@ use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
 use symgame_explicit::{explore, Limits, Reasoner};
 use symgame_symbolic::mutex::{prove_groups, prove_groups_within, MutexBudget};
 use symgame_symbolic::{
-    reach, solve, Encoding, EncodingKind, Order, SolveError, SolveOptions, SymbolicGame,
-    SymbolicOptions,
+    reach, solve, Encoding, EncodingKind, ExplicitPrefix, GameJob, Order, ReachJob, ReachStats,
+    SolveError, SolveOptions, SymbolicGame, SymbolicOptions,
 };
 use symgame_testkit::{from_text, ExplicitGraph};
 
@@ -161,5 +161,44 @@ fn solving_on_assumed_groups_refuses_a_broken_one_and_is_exact_otherwise() {
         let fluents: Vec<usize> = s.fluents().collect();
         let (o, _) = solved.value_of(&g, &fluents).unwrap().unwrap();
         assert_eq!(&solved.stats.outcomes[o], outcome, "{fluents:?}");
+    }
+}
+
+/// An explicit run that goes past the layer where an assumed group breaks (the run of a game
+/// compiled within each layer goes on after the set-up, beyond what the groups were checked
+/// against): its steps from that layer on are dropped, the search finds the break in its
+/// symbolic step and stops with every layer before it exact, not with none.
+#[test]
+fn an_explicit_run_past_a_broken_group_keeps_the_layers_before_the_break() {
+    let game = from_text(&rare());
+    let explicit = explore(&Reasoner::new(&game), &Limits::default(), |_| {});
+    let want: Vec<u64> = explicit.layers.iter().map(|l| l.states).collect();
+    let enc = assumed_encoding(&game);
+    let layerwise = SymbolicOptions {
+        layerwise_fallback: true,
+        max_condition_nodes: 0,
+        ..Default::default()
+    };
+    for opts in [SymbolicOptions::default(), layerwise] {
+        let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+        let g = SymbolicGame::new(&e, &game, enc.clone(), &opts).unwrap();
+        let limits = Limits::default();
+        let run = ExplicitPrefix::new(&game, usize::MAX, 1e9).run(&limits);
+        assert_eq!(run.layers.len(), want.len(), "the run holds every layer");
+        let job = ReachJob {
+            limits: &limits,
+            explicit: Some(run),
+            progress: |_: &ReachStats| {},
+        };
+        let stats = job.run(&g).unwrap();
+        assert!(stats.assumption_broken, "{stats:?}");
+        let got: Vec<u64> = stats
+            .layers
+            .iter()
+            .map(|l| u64::try_from(&l.states).unwrap())
+            .collect();
+        // (flag 2) joins in layer 20: the step from layer 19 breaks the group.
+        assert_eq!(got, want[..19], "{opts:?}");
+        assert_eq!(stats.explicit_layers, 19, "{opts:?}");
     }
 }
