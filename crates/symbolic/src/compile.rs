@@ -690,12 +690,26 @@ pub(crate) fn group_violation<E: BddEngine>(
     comp: &Compiler<'_, E>,
     game: &GroundGame,
 ) -> BddResult<Option<E::Bdd>> {
+    group_violation_of(e, enc, comp, game, |_| true)
+}
+
+/// [`group_violation`] for the groups `g` with `which(g)` only.
+pub(crate) fn group_violation_of<E: BddEngine>(
+    e: &E,
+    enc: &Encoding,
+    comp: &Compiler<'_, E>,
+    game: &GroundGame,
+    which: impl Fn(usize) -> bool,
+) -> BddResult<Option<E::Bdd>> {
     if !enc.assumed() {
         return Ok(None);
     }
     let mut broken = e.constant(false);
-    for group in enc.fluent_groups() {
-        if group.fluents.len() < 2 || !group.fluents.iter().any(|&f| comp.next_may_change(f)) {
+    for (g, group) in enc.fluent_groups().iter().enumerate() {
+        if !which(g)
+            || group.fluents.len() < 2
+            || !group.fluents.iter().any(|&f| comp.next_may_change(f))
+        {
             continue;
         }
         let nfs = group

@@ -15,7 +15,9 @@ use symgame_bdd::{BddEngine, Var, VarSet};
 use symgame_ground::GroundGame;
 use symgame_limits::Guard;
 
-use crate::compile::{group_violation, joint_moves, next_bit_functions, Compiler};
+use crate::compile::{
+    group_violation, group_violation_of, joint_moves, next_bit_functions, Compiler,
+};
 use crate::disjunction::{and_not_all, or_all};
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
@@ -167,6 +169,23 @@ impl Layerwise {
         let mut parts: Vec<E::Bdd> = Vec::new();
         let mut touched: Vec<u32> = Vec::new();
         comp.set_joint_move(&default)?;
+        // With assumed groups: a group broken where a move is legal (its next values read that
+        // role's moves alone, and every other role has some move in a non-terminal state).
+        let breaks = |comp: &Compiler<'_, E>, owner: Option<usize>, legal: Option<&E::Bdd>| {
+            let v = group_violation_of(e, enc, comp, game, |g| owners[g] == owner)?;
+            let Some(v) = v else {
+                return Ok::<bool, symgame_bdd::BddError>(false);
+            };
+            let mut cond = e.and(expand, &v)?;
+            if let Some(l) = legal {
+                cond = e.and(&cond, l)?;
+            }
+            Ok(!e.is_false(&cond))
+        };
+        if breaks(comp, None, None)? {
+            self.broken
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         let fixed: Vec<(u32, E::Bdd)> = next_bit_functions(e, enc, comp, game)?
             .into_iter()
             .filter(|(b, _)| owner(*b).is_none())
@@ -181,15 +200,9 @@ impl Layerwise {
                 let mut jm = default.clone();
                 jm[r] = m;
                 comp.set_joint_move(&jm)?;
-                if let Some(v) = group_violation(e, enc, comp, game)? {
-                    let mut cond = e.and(expand, &v)?;
-                    for (r2, &m2) in jm.iter().enumerate() {
-                        cond = e.and(&cond, &legal[r2][m2])?;
-                    }
-                    if !e.is_false(&cond) {
-                        self.broken
-                            .store(true, std::sync::atomic::Ordering::Relaxed);
-                    }
+                if breaks(comp, Some(r), Some(&legal[r][m]))? {
+                    self.broken
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
                 }
                 let fns: Vec<(u32, E::Bdd)> = next_bit_functions(e, enc, comp, game)?
                     .into_iter()

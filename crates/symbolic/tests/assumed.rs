@@ -202,3 +202,56 @@ fn an_explicit_run_past_a_broken_group_keeps_the_layers_before_the_break() {
         assert_eq!(stats.explicit_layers, 19, "{opts:?}");
     }
 }
+
+/// [`rare`] with a second role moving at the same time, and five moves each: `(flag 2)` joins
+/// `(flag 1)` only after p plays `m5` eight times. A game compiled within each layer takes the
+/// roles' moves one role at a time here (25 joint moves, 10 moves), and must still find the
+/// assumed group that breaks.
+fn rare_simultaneous() -> String {
+    let mut text = String::from(
+        "(role p) (role q) (init (step 0)) (init (flag 1)) (init streak)
+         (move m1) (move m2) (move m3) (move m4) (move m5)
+         (<= (legal ?r ?m) (role ?r) (move ?m) (true (step ?n)))
+         (<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+         (<= (next (flag 1)) (true (flag 1)))
+         (<= (next streak) (true streak) (does p m5))
+         (<= (next (flag 2)) (true streak) (true (step 7)) (does p m5))
+         (<= (next (flag 2)) (true (flag 2)))
+         (<= (next (last ?m)) (does q ?m))
+         (<= terminal (true (step 9)))
+         (<= (goal p 100) (true (flag 2))) (<= (goal p 0) (not (true (flag 2))))
+         (<= (goal q 0) (true (flag 2))) (<= (goal q 100) (not (true (flag 2))))\n",
+    );
+    for n in 0..9 {
+        text.push_str(&format!("(succ {n} {})\n", n + 1));
+    }
+    text
+}
+
+#[test]
+fn a_broken_group_is_found_with_the_moves_one_role_at_a_time() {
+    let game = from_text(&rare_simultaneous());
+    let explicit = explore(&Reasoner::new(&game), &Limits::default(), |_| {});
+    let want: Vec<u64> = explicit.layers.iter().map(|l| l.states).collect();
+    let enc = assumed_encoding(&game);
+    let layerwise = SymbolicOptions {
+        layerwise_fallback: true,
+        max_condition_nodes: 0,
+        ..Default::default()
+    };
+    let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+    let g = SymbolicGame::new(&e, &game, enc, &layerwise).unwrap();
+    let stats = reach(&g, &Limits::default(), false, |_| {}).stats;
+    assert!(
+        stats.partitioning.contains("one role at a time"),
+        "{stats:?}"
+    );
+    assert!(stats.assumption_broken, "{stats:?}");
+    let got: Vec<u64> = stats
+        .layers
+        .iter()
+        .map(|l| u64::try_from(&l.states).unwrap())
+        .collect();
+    // (flag 2) joins in layer 8: the step from layer 7 breaks the group.
+    assert_eq!(got, want[..7]);
+}
