@@ -7,9 +7,12 @@
 //! only within a care set (a gate's BDD is its function AND the set), so within a layer each
 //! gate is at most about as large as the layer. The image of a layer then enumerates the joint
 //! moves legal in some state of it and applies, per joint move, the next functions of the bits
-//! it changes, conjunct by conjunct, starting from the states where it is legal. The cost of a
-//! layer follows the size of the layer and of the circuit, not of any condition over all
-//! states; the price is compiling the circuit again for every layer.
+//! it changes, conjunct by conjunct, starting from the states where it is legal. Where each
+//! fluent group's next value reads the moves of one role at most ([`owners`]) and the joint
+//! moves are many, the image takes the roles' moves one role at a time instead
+//! ([`Layerwise::factored_image`]): its cost is the sum of the roles' moves, not their product.
+//! The cost of a layer follows the size of the layer and of the circuit, not of any condition
+//! over all states; the price is compiling the circuit again for every layer.
 
 use symgame_bdd::{BddEngine, Var, VarSet};
 use symgame_ground::GroundGame;
@@ -82,8 +85,8 @@ impl Layerwise {
     /// The states of `s` that are not terminal, and their successors, from one compilation
     /// within `s` (in games like checkers the terminal condition, "no legal move", shares
     /// most of its gates with the legal conditions). The guard's limits are checked between
-    /// joint moves and its deadline between gates ([`symgame_bdd::BddError::Budget`] once
-    /// passed).
+    /// joint moves (or moves, taken one role at a time) and its deadline between gates
+    /// ([`symgame_bdd::BddError::Budget`] once passed).
     pub(crate) fn expand_and_image<E: BddEngine>(
         &self,
         e: &E,
