@@ -16,7 +16,7 @@ use symgame_testkit::{from_text, ExplicitGraph};
 /// playouts almost never take, so "at most one of (flag 1), (flag 2)" survives them but is
 /// false.
 fn rare() -> String {
-    let mut text = String::from(
+    let text = String::from(
         "(role p) (init (step 0)) (init (flag 1)) (init allb)
          (<= (legal p a) (true (step ?n))) (<= (legal p b) (true (step ?n)))
          (<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
@@ -27,17 +27,45 @@ fn rare() -> String {
          (<= terminal (true (step 20)))
          (<= (goal p 100) (true (flag 2))) (<= (goal p 0) (not (true (flag 2))))\n",
     );
-    for n in 0..20 {
-        text.push_str(&format!("(succ {n} {})\n", n + 1));
+    with_succ(text, 20)
+}
+
+/// `rules` with the successor facts `(succ 0 1)` ... `(succ n-1 n)`.
+fn with_succ(mut rules: String, n: usize) -> String {
+    for k in 0..n {
+        rules.push_str(&format!("(succ {k} {})\n", k + 1));
     }
-    text
+    rules
+}
+
+/// The states of each BFS layer of `game`, by explicit search.
+fn explicit_layers(game: &symgame_ground::GroundGame) -> Vec<u64> {
+    let explicit = explore(&Reasoner::new(game), &Limits::default(), |_| {});
+    explicit.layers.iter().map(|l| l.states).collect()
+}
+
+/// Options that compile the game within each layer (no condition compiled over all states).
+fn layerwise() -> SymbolicOptions {
+    SymbolicOptions {
+        layerwise_fallback: true,
+        max_condition_nodes: 0,
+        ..Default::default()
+    }
+}
+
+/// The states of each layer of a symbolic search.
+fn layer_counts(stats: &ReachStats) -> Vec<u64> {
+    stats
+        .layers
+        .iter()
+        .map(|l| u64::try_from(&l.states).unwrap())
+        .collect()
 }
 
 #[test]
 fn a_broken_assumption_stops_the_search_with_exact_layers_before() {
     let game = from_text(&rare());
-    let explicit = explore(&Reasoner::new(&game), &Limits::default(), |_| {});
-    let want: Vec<u64> = explicit.layers.iter().map(|l| l.states).collect();
+    let want = explicit_layers(&game);
     assert_eq!(want.len(), 21);
 
     // The proof (given its time) finds the flag group false: no assumption.
@@ -57,11 +85,7 @@ fn a_broken_assumption_stops_the_search_with_exact_layers_before() {
     let stats = reach(&g, &Limits::default(), false, |_| {}).stats;
     assert!(stats.assumption_broken, "{stats:?}");
     assert!(g.assumption_broken());
-    let got: Vec<u64> = stats
-        .layers
-        .iter()
-        .map(|l| u64::try_from(&l.states).unwrap())
-        .collect();
+    let got = layer_counts(&stats);
     assert!(got.len() < want.len(), "{got:?}");
     assert_eq!(
         got,
@@ -104,11 +128,7 @@ fn known_states_drop_the_candidates_they_break() {
     let g = SymbolicGame::new(&e, &game, enc, &SymbolicOptions::default()).unwrap();
     let stats = reach(&g, &Limits::default(), false, |_| {}).stats;
     assert!(!stats.assumption_broken, "{stats:?}");
-    let got: Vec<u64> = stats
-        .layers
-        .iter()
-        .map(|l| u64::try_from(&l.states).unwrap())
-        .collect();
+    let got = layer_counts(&stats);
     assert_eq!(got, want);
 }
 
@@ -171,15 +191,9 @@ fn solving_on_assumed_groups_refuses_a_broken_one_and_is_exact_otherwise() {
 #[test]
 fn an_explicit_run_past_a_broken_group_keeps_the_layers_before_the_break() {
     let game = from_text(&rare());
-    let explicit = explore(&Reasoner::new(&game), &Limits::default(), |_| {});
-    let want: Vec<u64> = explicit.layers.iter().map(|l| l.states).collect();
+    let want = explicit_layers(&game);
     let enc = assumed_encoding(&game);
-    let layerwise = SymbolicOptions {
-        layerwise_fallback: true,
-        max_condition_nodes: 0,
-        ..Default::default()
-    };
-    for opts in [SymbolicOptions::default(), layerwise] {
+    for opts in [SymbolicOptions::default(), layerwise()] {
         let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
         let g = SymbolicGame::new(&e, &game, enc.clone(), &opts).unwrap();
         let limits = Limits::default();
@@ -192,11 +206,7 @@ fn an_explicit_run_past_a_broken_group_keeps_the_layers_before_the_break() {
         };
         let stats = job.run(&g).unwrap();
         assert!(stats.assumption_broken, "{stats:?}");
-        let got: Vec<u64> = stats
-            .layers
-            .iter()
-            .map(|l| u64::try_from(&l.states).unwrap())
-            .collect();
+        let got = layer_counts(&stats);
         // (flag 2) joins in layer 20: the step from layer 19 breaks the group.
         assert_eq!(got, want[..19], "{opts:?}");
         assert_eq!(stats.explicit_layers, 19, "{opts:?}");
@@ -208,7 +218,7 @@ fn an_explicit_run_past_a_broken_group_keeps_the_layers_before_the_break() {
 /// roles' moves one role at a time here (25 joint moves, 10 moves), and must still find the
 /// assumed group that breaks.
 fn rare_simultaneous() -> String {
-    let mut text = String::from(
+    let text = String::from(
         "(role p) (role q) (init (step 0)) (init (flag 1)) (init streak)
          (move m1) (move m2) (move m3) (move m4) (move m5)
          (<= (legal ?r ?m) (role ?r) (move ?m) (true (step ?n)))
@@ -222,36 +232,23 @@ fn rare_simultaneous() -> String {
          (<= (goal p 100) (true (flag 2))) (<= (goal p 0) (not (true (flag 2))))
          (<= (goal q 0) (true (flag 2))) (<= (goal q 100) (not (true (flag 2))))\n",
     );
-    for n in 0..9 {
-        text.push_str(&format!("(succ {n} {})\n", n + 1));
-    }
-    text
+    with_succ(text, 9)
 }
 
 #[test]
 fn a_broken_group_is_found_with_the_moves_one_role_at_a_time() {
     let game = from_text(&rare_simultaneous());
-    let explicit = explore(&Reasoner::new(&game), &Limits::default(), |_| {});
-    let want: Vec<u64> = explicit.layers.iter().map(|l| l.states).collect();
+    let want = explicit_layers(&game);
     let enc = assumed_encoding(&game);
-    let layerwise = SymbolicOptions {
-        layerwise_fallback: true,
-        max_condition_nodes: 0,
-        ..Default::default()
-    };
     let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
-    let g = SymbolicGame::new(&e, &game, enc, &layerwise).unwrap();
+    let g = SymbolicGame::new(&e, &game, enc, &layerwise()).unwrap();
     let stats = reach(&g, &Limits::default(), false, |_| {}).stats;
     assert!(
         stats.partitioning.contains("one role at a time"),
         "{stats:?}"
     );
     assert!(stats.assumption_broken, "{stats:?}");
-    let got: Vec<u64> = stats
-        .layers
-        .iter()
-        .map(|l| u64::try_from(&l.states).unwrap())
-        .collect();
+    let got = layer_counts(&stats);
     // (flag 2) joins in layer 8: the step from layer 7 breaks the group.
     assert_eq!(got, want[..7]);
 }
