@@ -102,7 +102,7 @@ impl Layerwise {
         if e.is_false(&expand) {
             return Ok((expand.clone(), expand));
         }
-        let legal = comp.legal()?;
+        let mut legal = comp.legal()?;
         let stop = || guard.map_or(Ok(()), |g| g.check());
         let expired = || stop().is_err();
         if let Some(owners) = &self.owners {
@@ -113,6 +113,16 @@ impl Layerwise {
                 let image =
                     self.factored_image(e, enc, &mut comp, &legal, &moves, owners, &expand, &stop)?;
                 return Ok((expand, image));
+            }
+            // The moves legal nowhere in the layer are known now: the joint moves skip them
+            // (an AND with false) instead of meeting each with the layer again.
+            for (ls, ms) in legal.iter_mut().zip(&moves) {
+                let mut keep = ms.iter().peekable();
+                for (m, l) in ls.iter_mut().enumerate() {
+                    if keep.next_if_eq(&&m).is_none() {
+                        *l = e.constant(false);
+                    }
+                }
             }
         }
         let joint = joint_moves(e, &legal, &expand, self.max_joint_moves, &expired)?;
@@ -347,6 +357,12 @@ mod tests {
         owned.sort_unstable();
         owned.dedup();
         assert_eq!(owned, vec![None, Some(0), Some(1), Some(2)]);
+        // prisoners_2p's roles each record their own choice, two moves each: factorable, but
+        // not worth it, so its layers take the joint moves with the moves legal nowhere
+        // dropped (checked against explicit search with every small game).
+        let game = load_game("prisoners_2p");
+        let enc = Encoding::new(&game, Order::Heuristic);
+        assert!(owners(&game, &enc).is_some());
         for name in ["penalty_kick", "toll_roads"] {
             let game = load_game(name);
             let enc = Encoding::new(&game, Order::Heuristic);
