@@ -204,23 +204,17 @@ impl ExplicitRun {
     /// no code. The search then expands that layer symbolically, where the joint move that
     /// breaks the group is found and the search stops with the exact layers before it (and the
     /// caller sets up again with proven groups), instead of losing every layer of the run.
-    /// Returns how many steps were dropped.
-    pub(crate) fn drop_broken_steps(&mut self, enc: &Encoding) -> usize {
+    pub(crate) fn drop_broken_steps(&mut self, enc: &Encoding) {
         if !enc.assumed() {
-            return 0;
+            return;
         }
         let first = self.steps.iter().position(|step| {
             step.successors
                 .iter()
                 .any(|t| enc.breaks_groups(t.fluents()))
         });
-        match first {
-            Some(i) => {
-                let dropped = self.steps.len() - i;
-                self.steps.truncate(i);
-                dropped
-            }
-            None => 0,
+        if let Some(i) = first {
+            self.steps.truncate(i);
         }
     }
 
