@@ -50,6 +50,8 @@ struct RunFacts {
     bits: u32,
     /// Fluent groups with more than one fluent.
     mutex_groups: usize,
+    /// The variable order used (`auto` resolved).
+    order_used: Order,
     /// Seconds to ground the game and build the encoding.
     setup_seconds: f64,
     /// The set-up's phases (grounding, mutex proof, compilation, relations, clustering) with
@@ -84,7 +86,7 @@ struct Report<'a> {
 #[derive(Default)]
 struct Finished {
     /// Fluents, bits, mutex groups and set-up seconds, once the encoding is built.
-    encoding: Option<(usize, u32, usize, f64)>,
+    encoding: Option<(usize, u32, usize, Order, f64)>,
     /// The statistics after the last finished layer.
     stats: Option<ReachStats>,
     /// The layers expanded explicitly before the set-up.
@@ -110,7 +112,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         backend: a.engine.backend.to_string(),
         threads: a.engine.threads,
         encoding: a.encoding.encoding,
-        order: a.encoding.order,
+        order: a.encoding.order_or_auto(),
     };
     let log = SetupLog::new();
     let finished = Arc::new(Mutex::new(Finished::default()));
@@ -125,7 +127,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         signals::on_watchdog(move || {
             let done = finished.lock().unwrap_or_else(|e| e.into_inner());
             let phases = log.phases();
-            if let (Some((fluents, bits, mutex_groups, setup_seconds)), Some(stats)) =
+            if let (Some((fluents, bits, mutex_groups, order_used, setup_seconds)), Some(stats)) =
                 (done.encoding, done.stats.as_ref())
             {
                 let mut stats = stats.clone();
@@ -134,6 +136,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
                     fluents,
                     bits,
                     mutex_groups,
+                    order_used,
                     setup_seconds,
                     setup_phases: phases,
                     usage: Usage::since(started),
@@ -169,6 +172,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     // The run on assumed groups that broke: its layers before the break are exact, and stand
     // if the run with proven groups stops before it gets as far.
     let mut broken: Option<(ReachStats, u32, usize, f64)> = None;
+    let mut order_used: Order;
     let (stats, bits, mutex_groups, setup_seconds) = loop {
         let explicit = a
             .explicit
@@ -188,10 +192,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
             assume_groups: assume,
             known_states: explicit.as_ref().map(ExplicitRun::known_states),
             setup_log: Some(log.clone()),
+            order: a.encoding.order_or_auto(),
             ..a.encoding.options(&clock)
         };
         let encoding = Encoding::with_options(&game, &opts);
         let setup_seconds = started.elapsed().as_secs_f64();
+        order_used = encoding.order();
         let (bits, mutex_groups) = (
             encoding.num_bits(),
             encoding
@@ -201,7 +207,13 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 .count(),
         );
         if let Ok(mut done) = finished.lock() {
-            done.encoding = Some((game.fluents.len(), bits, mutex_groups, setup_seconds));
+            done.encoding = Some((
+                game.fluents.len(),
+                bits,
+                mutex_groups,
+                encoding.order(),
+                setup_seconds,
+            ));
         }
         let limits = a.limits.limits(&clock);
         let setup = a.engine.setup(&game, encoding, &config, &opts);
@@ -266,6 +278,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         fluents: game.fluents.len(),
         bits,
         mutex_groups,
+        order_used,
         setup_seconds,
         setup_phases: log.phases(),
         usage: Usage::since(started),
@@ -395,7 +408,7 @@ fn print_text(h: &Header, facts: &RunFacts, stats: &ReachStats) {
         facts.fluents,
         facts.bits,
         facts.mutex_groups,
-        h.order,
+        facts.order_used,
         if stats.partitioning == "within each layer" {
             "compiled within each layer".to_string()
         } else {

@@ -33,6 +33,7 @@ usage:
   oracles.py climb
   oracles.py prisoners
   oracles.py single-step
+  oracles.py pick-log
   oracles.py toll                             (toll_roads: action costs, cheapest plan by Dijkstra)
   oracles.py all [--slow]                     (every game above; --slow adds Connect Four 5x4)
 
@@ -718,6 +719,28 @@ class SingleStep:
 
 
 # --------------------------------------------------------------------------------------------
+# pick_log.  State: the picks so far, a tuple of 'red' / 'green' (its length is the step - 1).
+
+class PickLog:
+    name = "pick_log"
+    roles = ["logger"]
+    steps = 8
+    init = ()
+
+    def terminal(self, s):
+        return len(s) == self.steps
+
+    def mover(self, s):
+        return "logger"
+
+    def successors(self, s):
+        return [(("pick", c), s + (c,)) for c in ("red", "green")]
+
+    def goals(self, s):
+        return {"logger": 100 if len(s) == self.steps and s[-1] == "red" else 0}
+
+
+# --------------------------------------------------------------------------------------------
 # toll_roads.  State: (town, step).  Moves (drive a b) cost the road's toll.
 
 TOLLS = {("home", "port"): 9, ("home", "ash"): 2, ("home", "birch"): 1, ("ash", "port"): 6,
@@ -810,13 +833,16 @@ def run(cmd, argv):
         return "toll_roads", toll_main(args, argv)
     if cmd == "single-step":
         return "single_step", standard(SingleStep(), args, two_player=False)
+    if cmd == "pick-log":
+        return "pick_log", standard(PickLog(), args, two_player=False)
     raise SystemExit(f"unknown game {cmd!r}\n{__doc__}")
 
 
 ALL = [("tictactoe", []), ("nim", ["3", "4", "5"]), ("nim", ["1", "2", "3"]),
        ("chomp", ["4", "3"]), ("connect4", ["4", "4"]), ("eight-puzzle", ["--easy"]),
        ("eight-puzzle", []), ("hanoi", ["3"]), ("hanoi", ["4"]), ("hanoi", ["5"]),
-       ("climb", []), ("prisoners", []), ("single-step", []), ("toll", [])]
+       ("climb", []), ("prisoners", []), ("single-step", []), ("pick-log", []),
+       ("toll", [])]
 
 
 def main():

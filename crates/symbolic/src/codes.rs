@@ -33,9 +33,14 @@ pub(crate) fn states_bdd<'a, E: BddEngine>(
 /// (so that comparing the words compares the codes in variable order); `None` if `s` breaks a
 /// group of the encoding.
 pub(crate) fn state_code(enc: &Encoding, s: &State) -> Option<Box<[u64]>> {
-    let words = (enc.num_bits() as usize).div_ceil(64).max(1);
     let fluents: Vec<usize> = s.fluents().collect();
-    let lits = enc.encode(&fluents)?;
+    fluents_code(enc, &fluents)
+}
+
+/// [`state_code`] of the state whose true fluents are `fluents`.
+fn fluents_code(enc: &Encoding, fluents: &[usize]) -> Option<Box<[u64]>> {
+    let words = (enc.num_bits() as usize).div_ceil(64).max(1);
+    let lits = enc.encode(fluents)?;
     let mut code = vec![0u64; words].into_boxed_slice();
     for (var, value) in lits {
         let b = (var / 2) as usize;
@@ -44,6 +49,19 @@ pub(crate) fn state_code(enc: &Encoding, s: &State) -> Option<Box<[u64]>> {
         }
     }
     Some(code)
+}
+
+/// The number of nodes of the BDD (over the current-state variables of `enc`) of the states
+/// whose true fluents are `states` (those that break a group of `enc` left out): the size of
+/// the set under the encoding's order, with no engine.
+pub(crate) fn fluent_sets_nodes(enc: &Encoding, states: &[&[usize]]) -> usize {
+    let mut codes: Vec<Box<[u64]>> = states.iter().filter_map(|f| fluents_code(enc, f)).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    let vars: Vec<Var> = (0..enc.num_bits()).map(Encoding::current_bit_var).collect();
+    let mut table = NodeTable::default();
+    table.build(&codes, 0, &vars);
+    table.nodes.len()
 }
 
 /// Bit `b` of a code laid out as by [`state_code`].

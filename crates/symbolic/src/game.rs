@@ -517,7 +517,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
     pub fn image(&self, s: &E::Bdd) -> BddResult<E::Bdd> {
         if let Some(lw) = &self.layerwise {
             return lw
-                .expand_and_image(self.engine, &self.encoding, s, None)
+                .expand_and_image(self.engine, &self.encoding, s, None, &mut |_| {})
                 .map(|(_, image)| image)
                 .map_err(layerwise_error);
         }

@@ -86,19 +86,23 @@ impl Layerwise {
     /// within `s` (in games like checkers the terminal condition, "no legal move", shares
     /// most of its gates with the legal conditions). The guard's limits are checked between
     /// joint moves (or moves, taken one role at a time) and its deadline between gates
-    /// ([`symgame_bdd::BddError::Budget`] once passed).
+    /// ([`symgame_bdd::BddError::Budget`] once passed). `on_expand` sees the states that are
+    /// not terminal as soon as they are known, before the image.
     pub(crate) fn expand_and_image<E: BddEngine>(
         &self,
         e: &E,
         enc: &Encoding,
         s: &E::Bdd,
         guard: Option<&Guard>,
+        on_expand: &mut dyn FnMut(&E::Bdd),
     ) -> Result<(E::Bdd, E::Bdd), SymbolicError> {
         if e.is_false(s) {
+            on_expand(s);
             return Ok((s.clone(), s.clone()));
         }
         let game = &self.game;
         let (mut comp, expand) = self.compiled(e, enc, s, guard, false)?;
+        on_expand(&expand);
         if e.is_false(&expand) {
             return Ok((expand.clone(), expand));
         }

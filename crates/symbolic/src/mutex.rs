@@ -55,6 +55,31 @@ pub struct MutexProof {
     pub assumed: bool,
 }
 
+/// The encoding of `game` with `groups` in the order `opts` asks for, [`Order::Auto`]
+/// resolved on its known states (logged as the set-up phase "order").
+fn ordered(game: &GroundGame, opts: &SymbolicOptions, groups: Vec<FluentGroup>) -> Encoding {
+    let states = match (&opts.known_states, opts.order) {
+        (Some(states), Order::Auto) => states,
+        (None, Order::Auto) => {
+            return Encoding::from_groups(game, opts.encoding, Order::Heuristic, groups)
+        }
+        (_, order) => return Encoding::from_groups(game, opts.encoding, order, groups),
+    };
+    opts.phase("order");
+    let (enc, sizes) = crate::order::auto_encoding(game, opts.encoding, groups, states);
+    if !sizes.is_empty() {
+        let sizes: Vec<String> = sizes.iter().map(|(o, n)| format!("{n} {o:?}")).collect();
+        opts.phase_note(format!(
+            "{:?}: BDD nodes {} on {} known states",
+            enc.order(),
+            sizes.join(", "),
+            states.len()
+        ));
+    }
+    opts.phase_done(None);
+    enc
+}
+
 /// Budgets of [`prove_groups_within`].
 #[derive(Clone, Debug)]
 pub struct MutexBudget {
@@ -77,6 +102,9 @@ pub struct MutexBudget {
     /// every candidate one of them breaks is dropped before the proof and before any
     /// assumption.
     pub known_states: Option<std::sync::Arc<Vec<Vec<usize>>>>,
+    /// The variable order of the plain encoding the proof checks its claims in (the order the
+    /// game will be encoded in: a bad one can make the invariant itself too large).
+    pub order: Order,
 }
 
 impl Default for MutexBudget {
@@ -89,6 +117,7 @@ impl Default for MutexBudget {
             max_operation_nodes: 4_000_000,
             assume_on_give_up: false,
             known_states: None,
+            order: Order::Heuristic,
         }
     }
 }
@@ -99,7 +128,10 @@ impl Encoding {
     /// left of [`SymbolicOptions::setup_deadline`].
     pub fn with_options(game: &GroundGame, opts: &SymbolicOptions) -> Encoding {
         match opts.encoding {
-            EncodingKind::Plain => Encoding::new(game, opts.order),
+            EncodingKind::Plain => {
+                let singles = (0..game.fluents.len()).map(FluentGroup::single).collect();
+                ordered(game, opts, singles)
+            }
             EncodingKind::Compact => {
                 // At most a fifth of the set-up time left: the proof only makes the encoding
                 // smaller, and the game must still be compiled after it.
@@ -113,6 +145,11 @@ impl Encoding {
                 }
                 budget.assume_on_give_up = opts.assume_groups;
                 budget.known_states = opts.known_states.clone();
+                // Auto is resolved on the proven groups: the proof checks its claims in the
+                // heuristic order.
+                if opts.order != Order::Auto {
+                    budget.order = opts.order;
+                }
                 opts.phase("mutex");
                 let proof = prove_groups_within(game, &budget);
                 opts.phase_note(match &proof.gave_up {
@@ -127,9 +164,8 @@ impl Encoding {
                         proof.proven, proof.candidates, proof.proven_exactly_one
                     ),
                 });
-                let enc =
-                    Encoding::from_groups(game, EncodingKind::Compact, opts.order, proof.groups);
                 opts.phase_done(None);
+                let enc = ordered(game, opts, proof.groups);
                 if proof.assumed {
                     enc.into_assumed()
                 } else {
@@ -153,24 +189,34 @@ impl Encoding {
 }
 
 /// A candidate group: fluents of one relation that agree on all arguments except the
-/// `varied` positions.
+/// `varied` positions, or (with no varied position) fluents of several relations with the
+/// same arguments.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Candidate {
     /// The fluents, ascending.
     pub members: Vec<usize>,
-    /// The argument positions that vary (one or two), ascending.
+    /// The argument positions that vary (one or two), ascending; none when the relation
+    /// varies instead.
     pub varied: Vec<usize>,
 }
 
-/// Candidate groups: fluents of one relation equal in all arguments but one position, or but
-/// two positions (e.g. "the blank is in one cell" over `(cell ?x ?y 0)`), with at least two
-/// members; each distinct member set once (with its fewest varied positions).
+/// Candidate groups, each with at least two members and each distinct member set once (with
+/// its fewest varied positions):
+/// - fluents of one relation equal in all arguments but one position, or but two positions
+///   (e.g. "the blank is in one cell" over `(cell ?x ?y 0)`);
+/// - fluents of different relations with the same arguments: a cell written as
+///   `(blank a 1)`, `(ecks a 1)` and `(oh a 1)` rather than `(cell a 1 ?)`.
 pub fn candidate_groups(game: &GroundGame) -> Vec<Candidate> {
     use std::collections::HashMap;
     type Key<'a> = (&'a str, usize, Vec<usize>, Vec<&'a GroundTerm>);
     let mut by_key: HashMap<Key<'_>, Vec<usize>> = HashMap::new();
     for (f, t) in game.fluents.iter().enumerate() {
         if let GroundTerm::Func(name, args) = t {
+            // The relation varies: keyed by the arguments alone.
+            by_key
+                .entry(("", args.len(), Vec::new(), args.iter().collect()))
+                .or_default()
+                .push(f);
             let k = args.len();
             let mut variations: Vec<Vec<usize>> = (0..k).map(|p| vec![p]).collect();
             for p in 0..k {
@@ -233,7 +279,7 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
         proof.groups = singles();
         return proof;
     }
-    let enc = Encoding::new(game, Order::Heuristic);
+    let enc = Encoding::plain_by_arguments(game, budget.order);
     let deadline = Instant::now() + budget.time;
     let engine = match BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()) {
         Ok(e) => e.with_budget(Some(deadline), Some(budget.max_operation_nodes)),
@@ -354,12 +400,11 @@ fn houdini<E: BddEngine>(
             Err(SymbolicError::Stopped(_)) => {
                 return Ok(Err(format!("time budget of {:?} exceeded", budget.time)));
             }
-            Err(_) => {
-                return Ok(Err(format!(
-                    "more than {} joint moves",
-                    budget.max_joint_moves
-                )))
+            Err(SymbolicError::TooManyJointMoves { limit }) => {
+                return Ok(Err(format!("more than {limit} joint moves")))
             }
+            Err(SymbolicError::Bdd(e)) => return Err(e),
+            Err(other) => return Ok(Err(other.to_string())),
         };
         let mut dropped = false;
         for (jm, cond) in &joint {

@@ -28,6 +28,14 @@ pub enum Order {
     /// conditions) while the total span of the rules shrinks; turn groups first as in
     /// [`Order::Heuristic`]. Deterministic.
     Rules,
+    /// [`Order::Heuristic`], [`Order::Rules`] or [`Order::Given`], whichever lays out the
+    /// reachable states already known ([`SymbolicOptions::known_states`], the explicit prefix
+    /// of a search) in the smallest BDD; another order than the heuristic one must be at least
+    /// a quarter smaller to be chosen (rules only where building the FORCE order stays within
+    /// its budget). Without known states, [`Order::Heuristic`]. Resolved before the encoding
+    /// is built ([`Encoding::with_options`](crate::Encoding::with_options)); an encoding asked
+    /// for this order directly gets [`Order::Heuristic`].
+    Auto,
 }
 
 /// Which fluents share a binary number.

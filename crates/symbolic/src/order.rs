@@ -225,13 +225,47 @@ impl Encoding {
         game: &GroundGame,
         kind: EncodingKind,
         order: Order,
+        groups: Vec<FluentGroup>,
+    ) -> Encoding {
+        Encoding::arranged(game, kind, order, groups, false, None)
+    }
+
+    /// The plain encoding of `game` in `order`, except that the fluents of different relations
+    /// with the same arguments are next to each other (`(blank a 1)`, `(ecks a 1)`, `(oh a 1)`):
+    /// the encoding in which the mutex proof checks such a group, whose "exactly one" BDD
+    /// grows with the number of groups when their members are apart.
+    pub fn plain_by_arguments(game: &GroundGame, order: Order) -> Encoding {
+        let groups = (0..game.fluents.len()).map(FluentGroup::single).collect();
+        Encoding::arranged(game, EncodingKind::Plain, order, groups, true, None)
+    }
+
+    /// [`Self::from_groups`], with the groups whose first members have the same arguments
+    /// moved next to the first of them when `by_arguments`.
+    /// The rule supports of [`Order::Rules`] are `supports` when given.
+    fn arranged(
+        game: &GroundGame,
+        kind: EncodingKind,
+        order: Order,
         mut groups: Vec<FluentGroup>,
+        by_arguments: bool,
+        supports: Option<&[Vec<usize>]>,
     ) -> Encoding {
         sort_by_terms(&game.fluents, order, &mut groups);
         if order == Order::Rules {
-            if let Some(rules) = rule_supports(game, 50_000_000) {
-                groups = force_groups(game.fluents.len(), groups, &rules);
+            let computed;
+            let rules = match supports {
+                Some(r) => Some(r),
+                None => {
+                    computed = rule_supports(game, 50_000_000);
+                    computed.as_deref()
+                }
+            };
+            if let Some(rules) = rules {
+                groups = force_groups(game.fluents.len(), groups, rules);
             }
+        }
+        if by_arguments {
+            groups = together_by_arguments(&game.fluents, groups);
         }
         // A turn group: in a game of two or more roles, every legal condition reads one of
         // its fluents.
@@ -260,18 +294,93 @@ fn sort_by_terms(terms: &[GroundTerm], order: Order, groups: &mut [FluentGroup])
     for g in groups.iter_mut() {
         match order {
             Order::Given => g.fluents.sort_unstable(),
-            Order::Heuristic | Order::Rules => g
+            Order::Heuristic | Order::Rules | Order::Auto => g
                 .fluents
                 .sort_by(|&a, &b| cmp_terms(&terms[a], &terms[b]).then_with(|| a.cmp(&b))),
         }
     }
     match order {
         Order::Given => groups.sort_by_key(|g| g.fluents[0]),
-        Order::Heuristic | Order::Rules => groups.sort_by(|a, b| {
+        Order::Heuristic | Order::Rules | Order::Auto => groups.sort_by(|a, b| {
             cmp_terms(&terms[a.fluents[0]], &terms[b.fluents[0]])
                 .then_with(|| a.fluents[0].cmp(&b.fluents[0]))
         }),
     }
+}
+
+/// The encoding of `game` with `groups` (see [`Encoding::from_groups`]) in the order
+/// [`Order::Auto`] stands for, given the true fluents of reachable `states`: the order among
+/// [`Order::Heuristic`], [`Order::Rules`] and [`Order::Given`] whose encoding lays them out in
+/// the smallest BDD, where it is at least a quarter smaller than the heuristic order's, else
+/// the heuristic order; with the sizes measured (the heuristic order's first; none without
+/// two states to measure).
+pub fn auto_encoding(
+    game: &GroundGame,
+    kind: EncodingKind,
+    groups: Vec<FluentGroup>,
+    states: &[Vec<usize>],
+) -> (Encoding, Vec<(Order, usize)>) {
+    // A sample keeps the choice cheap: at most this many fluent bits looked at per order. It
+    // must not be much smaller: a sparse sample of a layer loses the structure the orders
+    // differ on.
+    const MAX_BITS: usize = 5_000_000;
+    let heuristic = Encoding::from_groups(game, kind, Order::Heuristic, groups.clone());
+    if states.len() < 2 {
+        return (heuristic, Vec::new());
+    }
+    let step = states.len().div_ceil(MAX_BITS / game.fluents.len().max(1));
+    let sample: Vec<&[usize]> = states.iter().step_by(step).map(Vec::as_slice).collect();
+    let nodes = |enc: &Encoding| crate::codes::fluent_sets_nodes(enc, &sample);
+    let mut sizes = vec![(Order::Heuristic, nodes(&heuristic))];
+    let mut best = (heuristic, sizes[0].1 * 3 / 4);
+    // A smaller budget than the order itself gets: a game whose supports take longer to
+    // trace is rarely one where the rules' order pays.
+    let supports = rule_supports(game, 5_000_000);
+    let mut others = vec![Order::Given];
+    if supports.is_some() {
+        others.insert(0, Order::Rules);
+    }
+    for order in others {
+        let enc = Encoding::arranged(
+            game,
+            kind,
+            order,
+            groups.clone(),
+            false,
+            supports.as_deref(),
+        );
+        let n = nodes(&enc);
+        sizes.push((order, n));
+        if n < best.1 {
+            best = (enc, n);
+        }
+    }
+    (best.0, sizes)
+}
+
+/// `groups` in their order, except that a group whose first member has the same arguments as
+/// the first member of an earlier group (a different relation: `(ecks a 1)` after
+/// `(blank a 1)`) moves right after the last such group.
+fn together_by_arguments(terms: &[GroundTerm], groups: Vec<FluentGroup>) -> Vec<FluentGroup> {
+    use std::collections::HashMap;
+    let mut slots: Vec<Vec<FluentGroup>> = Vec::new();
+    let mut slot_of: HashMap<&[GroundTerm], usize> = HashMap::new();
+    for g in groups {
+        let key = match &terms[g.fluents[0]] {
+            GroundTerm::Func(_, args) => Some(&args[..]),
+            GroundTerm::Const(_) => None,
+        };
+        match key.and_then(|k| slot_of.get(k).copied()) {
+            Some(i) => slots[i].push(g),
+            None => {
+                if let Some(k) = key {
+                    slot_of.insert(k, slots.len());
+                }
+                slots.push(vec![g]);
+            }
+        }
+    }
+    slots.into_iter().flatten().collect()
 }
 
 /// The groups reordered by FORCE so that the rules (fluent supports, see [`rule_supports`])

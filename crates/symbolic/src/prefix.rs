@@ -61,6 +61,9 @@ pub struct ExplicitRun {
     seen: HashSet<State>,
     /// Seconds per state of the last expansion.
     per_state: f64,
+    /// Whether `frontier` is still the layer after the last step (no step dropped or cleared,
+    /// and its non-terminal states not yet handed out by [`Self::frontier_expand`]).
+    frontier_next: bool,
     /// `(states, terminal)` of each layer expanded explicitly, from the initial state.
     pub layers: Vec<(u64, u64)>,
     /// Seconds the run took.
@@ -95,6 +98,7 @@ impl ExplicitPrefix {
             seen: HashSet::from([init.clone()]),
             frontier: vec![init],
             per_state: 0.0,
+            frontier_next: true,
             layers: Vec::new(),
             seconds: 0.0,
             stopped: None,
@@ -215,6 +219,7 @@ impl ExplicitRun {
         });
         if let Some(i) = first {
             self.steps.truncate(i);
+            self.frontier_next = false;
         }
     }
 
@@ -256,6 +261,7 @@ impl ExplicitRun {
         const MAX_BITS: u32 = 4096;
         if enc.num_bits() > MAX_BITS {
             self.steps.clear();
+            self.frontier_next = false;
         }
         let Some(step) = self.steps.pop_front() else {
             return Ok(None);
@@ -270,8 +276,40 @@ impl ExplicitRun {
                 // and the mutex proof agree; the symbolic steps decide from here.
                 debug_assert!(false, "an explicit state breaks a proven fluent group");
                 self.steps.clear();
+                self.frontier_next = false;
                 Ok(None)
             }
         }
+    }
+
+    /// Once every step is replayed: the non-terminal states of the layer after the last step
+    /// (the run's frontier), checked state by state, for a game compiled within each layer
+    /// (whose terminal cut of a large layer is slow). At most once, and `None` when it is not
+    /// the next layer any more, when the check takes longer than
+    /// [`ExplicitPrefix::max_seconds`], or when a state breaks a group of `enc`. `Err` when a
+    /// limit of `guard` passes.
+    pub(crate) fn frontier_expand<E: BddEngine>(
+        &mut self,
+        e: &E,
+        enc: &Encoding,
+        guard: &Guard,
+    ) -> Result<Option<E::Bdd>, crate::interrupt::Interrupt> {
+        if !self.steps.is_empty() || !std::mem::take(&mut self.frontier_next) {
+            return Ok(None);
+        }
+        let started = Instant::now();
+        let mut expand = Vec::new();
+        for (i, s) in self.frontier.iter().enumerate() {
+            if i % 64 == 0 {
+                guard.check()?;
+                if started.elapsed().as_secs_f64() > self.prefix.max_seconds {
+                    return Ok(None);
+                }
+            }
+            if !self.prefix.reasoner.is_terminal(s) {
+                expand.push(s);
+            }
+        }
+        Ok(states_bdd(e, enc, expand.into_iter())?)
     }
 }

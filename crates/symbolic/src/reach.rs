@@ -177,13 +177,16 @@ impl<E: BddEngine> Bfs<E> {
 pub const FACTORED: &str = "within each layer, moves one role at a time";
 
 /// One layer: `frontier` (layer `k`) joins the reached states and the next layer and its
-/// non-terminal states are computed. `bfs` changes only on success.
+/// non-terminal states are computed. `bfs` changes only on success. `on_expand` sees the
+/// non-terminal states of the frontier as soon as they are known, before any image (a game
+/// compiled within each layer cuts them in the compilation that also gives the image).
 pub(crate) fn next_layer<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     bfs: &mut Bfs<E>,
     k: usize,
     keep_reached: bool,
     guard: &Guard,
+    on_expand: &mut dyn FnMut(&E::Bdd),
 ) -> Result<(E::Bdd, E::Bdd), Interrupt> {
     let e = g.engine();
     let limit_nodes = guard.limits.max_nodes.is_some();
@@ -204,19 +207,36 @@ pub(crate) fn next_layer<E: BddEngine>(
         Some(run) => run.next_step(e, g.encoding())?,
         None => None,
     };
+    // Compiled within each layer, the first layer after the explicit steps has its terminal
+    // states checked state by state (its symbolic terminal cut compiles the game within it).
+    let known_expand = match (&step, g.layerwise(), &mut bfs.explicit) {
+        (None, Some(_), Some(run)) => run.frontier_expand(e, g.encoding(), guard)?,
+        _ => None,
+    };
     let union = match (&step, g.layerwise()) {
         (Some((x, union)), _) => {
+            on_expand(x);
             expand = Some(x.clone());
             union.clone()
         }
         (None, Some(lw)) => {
-            let (x, image) = lw
-                .expand_and_image(e, g.encoding(), &bfs.frontier, Some(guard))
-                .map_err(|err| layerwise_stop(err, guard))?;
+            let (x, image) = match known_expand {
+                Some(x) => {
+                    on_expand(&x);
+                    let (_, image) = lw
+                        .expand_and_image(e, g.encoding(), &x, Some(guard), &mut |_| {})
+                        .map_err(|err| layerwise_stop(err, guard))?;
+                    (x, image)
+                }
+                None => lw
+                    .expand_and_image(e, g.encoding(), &bfs.frontier, Some(guard), on_expand)
+                    .map_err(|err| layerwise_stop(err, guard))?,
+            };
             expand = Some(x);
             image
         }
         (None, None) => {
+            on_expand(&bfs.expand);
             for (c, p) in g.clusters().iter().enumerate() {
                 guard.check()?;
                 if p.breaks_groups(e, &bfs.expand)? {
@@ -379,29 +399,38 @@ fn reach_impl<E: BddEngine>(
                 break;
             }
         };
+        // The layer's row is added as soon as its non-terminal states are known (before its
+        // image, which may not finish within the limits): its states and terminal states are
+        // final then.
+        let mut counted = false;
+        let mut count_layer = |expand: &E::Bdd| {
+            let terminal = &states - g.count(expand);
+            stats.states += &states;
+            stats.terminal += &terminal;
+            stats.layers.push(LayerStats {
+                states: states.clone(),
+                terminal,
+                nodes,
+                seconds: guard.started.elapsed().as_secs_f64(),
+            });
+            stats.seconds = guard.started.elapsed().as_secs_f64();
+            counted = true;
+        };
         let stepped = if hit {
             // The goal layer is kept but not expanded.
-            goal_layer(g, &mut bfs, keep_reached)
+            let stepped = goal_layer(g, &mut bfs, keep_reached);
+            if stepped.is_ok() {
+                count_layer(&bfs.expand);
+            }
+            stepped
         } else {
-            next_layer(g, &mut bfs, k, keep_reached, &guard)
+            next_layer(g, &mut bfs, k, keep_reached, &guard, &mut count_layer)
         };
+        stats.explicit_layers = bfs.explicit_layers;
         match stepped {
             // The step expanded states where an assumed group breaks: its image is void.
             Ok(_) if g.assumption_broken() => break,
             Ok((new, new_expand)) => {
-                // After the step: a game compiled within each layer cuts the terminal states
-                // of a layer when it expands it.
-                let terminal = &states - g.count(&bfs.expand);
-                stats.states += &states;
-                stats.terminal += &terminal;
-                stats.explicit_layers = bfs.explicit_layers;
-                stats.layers.push(LayerStats {
-                    states,
-                    terminal,
-                    nodes,
-                    seconds: guard.started.elapsed().as_secs_f64(),
-                });
-                stats.seconds = guard.started.elapsed().as_secs_f64();
                 let done = std::mem::replace(&mut bfs.frontier, new);
                 if keep_layers {
                     layers.push(done);
@@ -416,6 +445,17 @@ fn reach_impl<E: BddEngine>(
             }
             Err(Interrupt::Stop(why)) => {
                 stats.stopped = Some(why);
+                if counted {
+                    // The frontier was counted before the step stopped: it is a finished
+                    // layer of the result.
+                    if keep_reached {
+                        bfs.reached = e.or(&bfs.reached, &bfs.frontier).unwrap_or(bfs.reached);
+                    }
+                    if keep_layers {
+                        layers.push(bfs.frontier.clone());
+                    }
+                    progress(&stats);
+                }
                 break;
             }
         }

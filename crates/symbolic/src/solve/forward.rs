@@ -52,7 +52,7 @@ pub(crate) fn forward<E: BddEngine>(
         ctx.guard.check()?;
         ctx.track(&bfs.frontier)?;
         states += g.count(&bfs.frontier);
-        let (new, new_expand) = next_layer(g, &mut bfs, depth, true, &ctx.guard)?;
+        let (new, new_expand) = next_layer(g, &mut bfs, depth, true, &ctx.guard, &mut |_| {})?;
         ctx.track(&bfs.reached)?;
         let frontier = std::mem::replace(&mut bfs.frontier, new);
         let expand = std::mem::replace(&mut bfs.expand, new_expand);
