@@ -2,6 +2,8 @@
 //! default, since the corpus may be missing; `cargo test --release -- --ignored corpus` runs
 //! them (CI does, when the corpus is there), and without the corpus they fail, saying so.
 
+use std::path::Path;
+
 use symgame_testkit::{corpus_game, root};
 
 /// A reader that closes the pipe early ends symgame quietly (no panic on a broken pipe).
@@ -174,13 +176,8 @@ fn corpus_simultaneous_and_three_role_games_are_solved_and_verified() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("initial state: white 0, black 0"), "{out}");
     for game in ["roshambo2.kif", "switches.kif"] {
-        let path = corpus_game(game);
-        let (code, out, err) = crate::symgame(&["verify", path.to_str().unwrap()]);
-        assert_eq!(code, 0, "{game}: {err}");
-        assert!(
-            out.contains("(all of them)") && out.contains("no disagreement"),
-            "{game}: {out}"
-        );
+        let out = verify_agrees(&corpus_game(game), &[], &[0]);
+        assert!(out.contains("(all of them)"), "{game}: {out}");
     }
 }
 
@@ -268,8 +265,20 @@ fn a_solution_on_assumed_groups_is_read_back_with_its_encoding() {
     assert!(out.contains("no disagreement"), "{out}");
 }
 
+/// Runs `symgame verify ARGS... GAME`, checks that its exit code is one of `codes` and that it
+/// found no disagreement; returns its standard output.
+fn verify_agrees(game: &Path, args: &[&str], codes: &[i32]) -> String {
+    let mut all = vec!["verify"];
+    all.extend(args);
+    all.push(game.to_str().unwrap());
+    let (code, out, err) = crate::symgame(&all);
+    assert!(codes.contains(&code), "{}: {err}", game.display());
+    assert!(out.contains("no disagreement"), "{}: {out}", game.display());
+    out
+}
+
 /// Runs symgame with `args` and then `game`, and parses its standard output as JSON.
-fn run_json(game: &std::path::Path, args: &[&str]) -> (Option<i32>, serde_json::Value) {
+fn run_json(game: &Path, args: &[&str]) -> (Option<i32>, serde_json::Value) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_symgame"))
         .args(args)
         .arg(game.to_str().unwrap())
@@ -306,10 +315,7 @@ fn single_player_puzzles_are_solved_in_a_small_node_table() {
         assert_eq!(solve["states"].to_string().replace('"', ""), states);
         let initial = solve["initial"].as_u64().expect("an initial outcome") as usize;
         assert_eq!(solve["outcomes"][initial][0], 100, "{game}: {solve}");
-        let (code, out, err) =
-            crate::symgame(&["verify", "--time-limit", "300", path.to_str().unwrap()]);
-        assert_eq!(code, 0, "{game}: {err}");
-        assert!(out.contains("no disagreement"), "{game}: {out}");
+        verify_agrees(&path, &["--time-limit", "300"], &[0]);
     }
 }
 
@@ -332,10 +338,7 @@ fn a_game_too_large_to_compile_is_solved_from_its_explicit_graph() {
     );
     let initial = solve["initial"].as_u64().expect("an initial outcome") as usize;
     assert_eq!(solve["outcomes"][initial], serde_json::json!([0, 100]));
-    let path = game.to_str().unwrap();
-    let (code, out, err) = crate::symgame(&["verify", "--time-limit", "40", path]);
-    assert!(matches!(code, 0 | 3), "{err}");
-    assert!(out.contains("no disagreement"), "{out}");
+    verify_agrees(&game, &["--time-limit", "40"], &[0, 3]);
 }
 
 /// gt_two_thirds_4p: four roles choose a number from 0 to 100 at once, 101^4 joint moves in its
@@ -381,15 +384,11 @@ fn a_simultaneous_maze_gets_its_security_levels() {
     assert_eq!(code, Some(0), "{solve}");
     assert_eq!(solve["states"], "38226", "{solve}");
     assert!(solve["stopped"].is_null(), "{solve}");
-    let (code, out, err) = crate::symgame(&[
-        "verify",
-        "--time-limit",
-        "300",
-        "--solution",
-        dir.to_str().unwrap(),
-        game.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("no disagreement"), "{out}");
+    let solution = dir.to_str().unwrap();
+    verify_agrees(
+        &game,
+        &["--time-limit", "300", "--solution", solution],
+        &[0],
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

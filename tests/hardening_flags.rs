@@ -91,23 +91,19 @@ fn stale_temporary_directories_of_dead_runs_are_removed() {
 
 #[test]
 fn play_and_serve_flags_out_of_range_are_refused() {
-    for bad in [
-        "--move-time=-1",
-        "--move-time=inf",
-        "--solve-time=nan",
-        "--as",
+    let play = format!("play {G}");
+    for (command, bad) in [
+        (play.as_str(), "--move-time=-1"),
+        (&play, "--move-time=inf"),
+        (&play, "--solve-time=nan"),
+        (&play, "--as"),
+        ("serve", "--port=65536"),
+        ("serve", "--port=-1"),
+        ("serve", "--max-matches=0"),
+        ("serve", "--bind=localhost:1"),
     ] {
         let flag = bad.split('=').next().unwrap();
-        assert_refused(&format!("play {G} {bad}"), flag);
-    }
-    for bad in [
-        "--port=65536",
-        "--port=-1",
-        "--max-matches=0",
-        "--bind=localhost:1",
-    ] {
-        let flag = bad.split('=').next().unwrap();
-        assert_refused(&format!("serve {bad}"), flag);
+        assert_refused(&format!("{command} {bad}"), flag);
     }
     assert_refused("serve --port 0 --db-dir gdl/tictactoe.kif", "--db-dir");
 }

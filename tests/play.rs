@@ -5,11 +5,12 @@ use crate::symgame;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-/// Runs `symgame play ARGS` with `input` on standard input: (exit code, stdout, stderr).
-fn play(args: &[&str], input: impl AsRef<[u8]>) -> (i32, String, String) {
+/// Runs `symgame play ARGS`, the arguments written as a command line ([`crate::words`]), with
+/// `input` on standard input: (exit code, stdout, stderr).
+fn play(args: &str, input: impl AsRef<[u8]>) -> (i32, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_symgame"))
         .arg("play")
-        .args(args)
+        .args(crate::words(args))
         .current_dir(symgame_testkit::root())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -26,6 +27,28 @@ fn play(args: &[&str], input: impl AsRef<[u8]>) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// [`play`] that must end with exit code 0: its stdout.
+fn play_ok(args: &str, input: impl AsRef<[u8]>) -> String {
+    let (code, out, err) = play(args, input);
+    assert_eq!(code, 0, "{err}");
+    out
+}
+
+/// Writes a table of the fixture game `game` with `symgame COMMAND gdl/GAME.kif --out PATH`:
+/// `export` writes the database `GAME.db`, `solve` the solution directory `GAME-solution`, in
+/// the fresh directory `play-tests/COMMAND-GAME`. Returns PATH, quoted for [`play`].
+fn table(command: &str, game: &str) -> String {
+    let file = match command {
+        "export" => format!("{game}.db"),
+        _ => format!("{game}-solution"),
+    };
+    let path = symgame_testkit::scratch_dir!("play-tests", format!("{command}-{game}")).join(file);
+    let path = path.to_str().unwrap();
+    let (code, _, err) = symgame(&[command, &format!("gdl/{game}.kif"), "--out", path]);
+    assert_eq!(code, 0, "{err}");
+    format!("'{path}'")
 }
 
 /// Every cell of tic-tac-toe in order: each line is refused while its cell is taken, so the
@@ -62,13 +85,8 @@ fn moves_after(out: &str, marker: &str) -> Option<(usize, String)> {
 
 #[test]
 fn a_scripted_game_against_the_table_ends_as_the_table_says() {
-    let dir = symgame_testkit::scratch_dir!("play-tests", "scripted");
-    let db = dir.join("tictactoe.db");
-    let db = db.to_str().unwrap();
-    let (code, _, err) = symgame(&["export", "gdl/tictactoe.kif", "--out", db]);
-    assert_eq!(code, 0, "{err}");
-    let (code, out, err) = play(&["gdl/tictactoe.kif", "--db", db], every_cell());
-    assert_eq!(code, 0, "{err}");
+    let db = table("export", "tictactoe");
+    let out = play_ok(&format!("gdl/tictactoe.kif --db {db}"), every_cell());
     // The start is a draw; the script (cells in order) makes a losing move at some point, and
     // then the table says in how many moves the engine wins: it wins in exactly that many.
     assert!(
@@ -94,31 +112,14 @@ fn a_scripted_game_against_the_table_ends_as_the_table_says() {
 
 #[test]
 fn the_engine_against_itself_plays_the_table_value() {
-    let dir = symgame_testkit::scratch_dir!("play-tests", "itself");
-    let db = dir.join("connect4_4x4.db");
-    let db = db.to_str().unwrap();
-    let (code, _, err) = symgame(&["export", "gdl/connect4_4x4.kif", "--out", db]);
-    assert_eq!(code, 0, "{err}");
+    let db = table("export", "connect4_4x4");
     // Connect Four 4x4 is a draw (gdl/connect4_4x4.expect): perfect play on both sides draws.
-    let (code, out, err) = play(&["gdl/connect4_4x4.kif", "--db", db, "--as", "none"], "");
-    assert_eq!(code, 0, "{err}");
+    let both = format!("gdl/connect4_4x4.kif --db {db} --as none");
+    let out = play_ok(&both, "");
     assert_eq!(final_rewards(&out), vec![50, 50], "{out}");
     // From a lost position, the winner takes the shortest win and the loser holds out the
     // longest: the game lasts exactly the length the table gives.
-    let moves = "(drop 1) (drop 2) (drop 2)";
-    let (code, out, err) = play(
-        &[
-            "gdl/connect4_4x4.kif",
-            "--db",
-            db,
-            "--as",
-            "none",
-            "--moves",
-            moves,
-        ],
-        "",
-    );
-    assert_eq!(code, 0, "{err}");
+    let out = play_ok(&format!("{both} --moves '(drop 1) (drop 2) (drop 2)'"), "");
     let first = crate::line_starting(&out, "value     ");
     assert_eq!(
         first,
@@ -132,8 +133,7 @@ fn the_engine_against_itself_plays_the_table_value() {
 #[test]
 fn simultaneous_moves_follow_the_optimal_mixed_strategies() {
     // penalty_kick: both roles choose at once; the table holds values in mixed strategies.
-    let (code, out, err) = play(&["gdl/penalty_kick.kif", "--as", "none"], "");
-    assert_eq!(code, 0, "{err}");
+    let out = play_ok("gdl/penalty_kick.kif --as none", "");
     assert!(
         out.contains("value     kicker: 66.67 in mixed strategies (66.67/33.33)"),
         "{out}"
@@ -147,44 +147,24 @@ fn simultaneous_moves_follow_the_optimal_mixed_strategies() {
 
 #[test]
 fn a_solution_directory_is_a_table_too() {
-    let dir = symgame_testkit::scratch_dir!("play-tests", "solution");
-    let sol = dir.join("tictactoe-solution");
-    let sol = sol.to_str().unwrap();
-    let (code, _, err) = symgame(&["solve", "gdl/tictactoe.kif", "--out", sol]);
-    assert_eq!(code, 0, "{err}");
-    let (code, out, err) = play(
-        &["gdl/tictactoe.kif", "--solution", sol, "--as", "none"],
-        "",
-    );
-    assert_eq!(code, 0, "{err}");
+    let sol = table("solve", "tictactoe");
+    let out = play_ok(&format!("gdl/tictactoe.kif --solution {sol} --as none"), "");
     assert!(out.starts_with("table     solution "), "{out}");
     assert_eq!(final_rewards(&out), vec![50, 50], "{out}");
     // A solution of another game is refused (exit code 2).
-    let (code, _, err) = play(&["gdl/connect4_4x4.kif", "--solution", sol], "");
+    let (code, _, err) = play(&format!("gdl/connect4_4x4.kif --solution {sol}"), "");
     assert_eq!(code, 2, "{err}");
 }
 
 #[test]
 fn without_a_table_it_solves_first_or_searches() {
     // Solved here (tic-tac-toe takes well under the default 20 s).
-    let (code, out, err) = play(&["gdl/tictactoe.kif", "--as", "none"], "");
-    assert_eq!(code, 0, "{err}");
+    let out = play_ok("gdl/tictactoe.kif --as none", "");
     assert!(out.contains("table     solved here"), "{out}");
     assert_eq!(final_rewards(&out), vec![50, 50], "{out}");
     // No solving: alpha-beta per move finds the draw in tic-tac-toe within its time.
-    let (code, out, err) = play(
-        &[
-            "gdl/tictactoe.kif",
-            "--as",
-            "none",
-            "--solve-time",
-            "0",
-            "--move-time",
-            "30",
-        ],
-        "",
-    );
-    assert_eq!(code, 0, "{err}");
+    let searching = "gdl/tictactoe.kif --as none --solve-time 0 --move-time 30";
+    let out = play_ok(searching, "");
     assert!(out.contains("engine    searches"), "{out}");
     assert_eq!(final_rewards(&out), vec![50, 50], "{out}");
 }
@@ -192,8 +172,7 @@ fn without_a_table_it_solves_first_or_searches() {
 #[test]
 fn bad_moves_are_refused_and_the_end_of_input_ends_cleanly() {
     let input = b"(((\nnonsense\n(mark 4 4)\n\n(mark 1 1 1)\n(mark \xff)\n";
-    let (code, out, err) = play(&["gdl/tictactoe.kif", "--as", "xplayer"], input);
-    assert_eq!(code, 0, "{err}");
+    let out = play_ok("gdl/tictactoe.kif --as xplayer", input);
     assert_eq!(out.matches("refused: ").count(), 4, "{out}");
     assert_eq!(out.matches("could not read the line").count(), 1, "{out}");
     assert!(out.contains("legal moves: (mark 1 1) (mark 1 2)"), "{out}");

@@ -5,7 +5,7 @@
 
 use crate::symgame;
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The point lists of the data lines of a picture (the plot draws them 2 pixels wide; axes,
 /// ticks and legend samples are 1 pixel wide), each as (x, y) pixels.
@@ -66,6 +66,29 @@ fn same_order(ys: &[f64], values: &[f64]) -> bool {
         && (0..ys.len()).all(|i| (0..ys.len()).all(|j| values[i] <= values[j] || ys[i] <= ys[j]))
 }
 
+/// Runs `symgame` with the arguments of `line` (split at spaces) and `--plot PICTURE` before
+/// the last one (the game), the picture `NAME.svg` in the fresh directory `plot/NAME`, and
+/// checks its exit code: the picture's path, the JSON report and stderr.
+fn plot_run(name: &str, line: &str, code: i32) -> (PathBuf, Value, String) {
+    let picture = symgame_testkit::scratch_dir!("plot", name).join(format!("{name}.svg"));
+    let args: Vec<&str> = line.split(' ').collect();
+    let (game, flags) = args.split_last().expect("a game");
+    let mut all = flags.to_vec();
+    all.extend(["--plot", picture.to_str().unwrap(), game]);
+    let (got, out, err) = symgame(&all);
+    assert_eq!(got, code, "{err}");
+    (picture, json(&out), err)
+}
+
+/// Reads the picture at `path` ([`read_svg`]) and its data lines, which are two: the states and
+/// the BDD nodes of each layer.
+fn states_and_nodes(path: &Path) -> (String, Vec<Vec<(f64, f64)>>) {
+    let svg = read_svg(path);
+    let lines = data_lines(&svg);
+    assert_eq!(lines.len(), 2, "states and BDD nodes");
+    (svg, lines)
+}
+
 /// No temporary file of the plot is left beside it.
 fn no_temporary_files(dir: &Path) {
     for entry in std::fs::read_dir(dir).expect("the directory") {
@@ -79,23 +102,11 @@ fn no_temporary_files(dir: &Path) {
 
 #[test]
 fn reach_plot_has_the_states_and_nodes_of_every_layer() {
-    let dir = symgame_testkit::scratch_dir!("plot", "reach");
-    let svg_path = dir.join("tictactoe-reach.svg");
-    let (code, out, err) = symgame(&[
-        "reach",
-        "--json",
-        "--plot",
-        svg_path.to_str().unwrap(),
-        "gdl/tictactoe.kif",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let report = json(&out);
+    let (picture, report, _) = plot_run("reach", "reach --json gdl/tictactoe.kif", 0);
     let states = per_layer(&report, "states");
     let nodes = per_layer(&report, "nodes");
     assert_eq!(states.len(), 10, "tic-tac-toe has 10 layers");
-    let svg = read_svg(&svg_path);
-    let lines = data_lines(&svg);
-    assert_eq!(lines.len(), 2, "states and BDD nodes");
+    let (_, lines) = states_and_nodes(&picture);
     for (line, values) in lines.iter().zip([&states, &nodes]) {
         assert_eq!(line.len(), values.len(), "one point per layer");
         let ys: Vec<f64> = line.iter().map(|p| p.1).collect();
@@ -105,25 +116,13 @@ fn reach_plot_has_the_states_and_nodes_of_every_layer() {
             "layers left to right"
         );
     }
-    no_temporary_files(&dir);
+    no_temporary_files(picture.parent().unwrap());
 }
 
 #[test]
 fn solve_plot_stacks_won_drawn_lost_per_layer() {
-    let dir = symgame_testkit::scratch_dir!("plot", "solve");
-    let svg_path = dir.join("tictactoe-solve.svg");
-    let (code, out, err) = symgame(&[
-        "solve",
-        "--json",
-        "--plot",
-        svg_path.to_str().unwrap(),
-        "gdl/tictactoe.kif",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let report = json(&out);
-    let svg = read_svg(&svg_path);
-    let lines = data_lines(&svg);
-    assert_eq!(lines.len(), 2, "states and BDD nodes");
+    let (picture, report, _) = plot_run("solve", "solve --json gdl/tictactoe.kif", 0);
+    let (svg, lines) = states_and_nodes(&picture);
     assert!(lines.iter().all(|l| l.len() == 10), "{lines:?}");
     // One bar segment per layer that has won (lost) states, in the band's colour; the legend
     // adds one sample of each colour.
@@ -145,28 +144,13 @@ fn solve_plot_stacks_won_drawn_lost_per_layer() {
 
 #[test]
 fn a_plot_of_a_stopped_run_has_its_finished_layers() {
-    let dir = symgame_testkit::scratch_dir!("plot", "stopped");
-    let svg_path = dir.join("stopped.svg");
-    let (code, out, err) = symgame(&[
-        "reach",
-        "--json",
-        "--node-limit",
-        "100",
-        "--explicit-states",
-        "0",
-        "--plot",
-        svg_path.to_str().unwrap(),
-        "gdl/tictactoe.kif",
-    ]);
-    assert_eq!(code, 3, "{err}");
-    let report = json(&out);
-    assert_eq!(report["stopped"], "NodeLimit", "{out}");
+    let limited = "reach --json --node-limit 100 --explicit-states 0 gdl/tictactoe.kif";
+    let (picture, report, _) = plot_run("stopped", limited, 3);
+    assert_eq!(report["stopped"], "NodeLimit", "{report}");
     let finished = per_layer(&report, "states").len();
-    assert!((1..10).contains(&finished), "{out}");
-    let svg = read_svg(&svg_path);
+    assert!((1..10).contains(&finished), "{report}");
+    let (svg, lines) = states_and_nodes(&picture);
     assert!(svg.contains("stopped"), "the title says the run stopped");
-    let lines = data_lines(&svg);
-    assert_eq!(lines.len(), 2);
     assert!(lines.iter().all(|l| l.len() == finished), "{lines:?}");
 }
 
@@ -234,18 +218,8 @@ fn a_json_run_stopped_by_a_limit_prints_its_report() {
     }
     // Stopped after the forward search, before a layer was solved: the report and the reason;
     // no picture of nothing.
-    let dir = symgame_testkit::scratch_dir!("plot", "json-stopped");
-    let svg_path = dir.join("none.svg");
-    let (code, out, err) = symgame(&[
-        "solve",
-        "--json",
-        "--node-limit",
-        "2000",
-        "--plot",
-        svg_path.to_str().unwrap(),
-        "gdl/connect4_4x4.kif",
-    ]);
-    assert_eq!(code, 3, "{err}");
-    assert_eq!(json(&out)["stopped"], "NodeLimit", "{out}");
-    assert!(!svg_path.exists() && err.contains("not written"), "{err}");
+    let limited = "solve --json --node-limit 2000 gdl/connect4_4x4.kif";
+    let (picture, report, err) = plot_run("json-stopped", limited, 3);
+    assert_eq!(report["stopped"], "NodeLimit", "{report}");
+    assert!(!picture.exists() && err.contains("not written"), "{err}");
 }

@@ -34,9 +34,14 @@ pub fn symgame(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// [`symgame`] with its arguments written as a command line: words split at spaces, a
-/// 'single-quoted' part (a move list, a pattern) kept as one argument.
+/// [`symgame`] with its arguments written as a command line (see [`words`]).
 pub fn symgame_line(line: &str) -> (i32, String, String) {
+    symgame(&words(line))
+}
+
+/// The arguments of a command line: words split at spaces, a 'single-quoted' part (a move
+/// list, a pattern, a path) kept as one argument.
+pub fn words(line: &str) -> Vec<&str> {
     let mut args = Vec::new();
     let mut rest = line.trim();
     while !rest.is_empty() {
@@ -47,7 +52,7 @@ pub fn symgame_line(line: &str) -> (i32, String, String) {
         args.push(arg);
         rest = tail.trim_start();
     }
-    symgame(&args)
+    args
 }
 
 /// The first line of `text` that starts with `prefix`; panics showing `text` when none does.

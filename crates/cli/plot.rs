@@ -251,13 +251,7 @@ fn draw_sizes<DB: DrawingBackend>(
     }
     // Lower right: the lines of a game's last layers come down towards it, but stay far above
     // the axis (a layer has at least one state).
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(drawing)
+    draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
 }
 
 /// The value chart: per layer a bar of 100 %, cut into the shares of its bands.
@@ -306,9 +300,17 @@ fn draw_bands<DB: DrawingBackend>(
             .label(name.as_str())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight)
+}
+
+/// The legend of a chart's series, in a framed, mostly opaque box at `position`.
+fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), Failure> {
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(position)
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .draw()

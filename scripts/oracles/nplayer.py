@@ -2,8 +2,8 @@
 """Independent oracles for the bundled games in gdl/ with more than two roles or simultaneous
 moves: nim3p, ring4p, penalty_kick and three_dials.
 
-Like oracles.py (whose machinery assumes one role in control), each game is implemented here
-directly from its rules (the GDL files are NOT read), with a state that mirrors the GDL fluents
+Like oracles.py (whose machinery assumes one role in control; its BFS and its writing of the
+fixtures serve here too), each game is implemented here directly from its rules (the GDL files are NOT read), with a state that mirrors the GDL fluents
 one-to-one, and every role moves at every step (a joint move has one move per role; a role not
 in control plays noop). The figures:
 
@@ -37,9 +37,8 @@ import itertools
 import sys
 import time
 from fractions import Fraction
-from pathlib import Path
 
-GDL_DIR = Path(__file__).resolve().parent.parent.parent / "gdl"
+from oracles import arguments, bfs, emit
 
 
 # --------------------------------------------------------------------------------------------
@@ -55,27 +54,6 @@ def joint_moves(game, s):
         if not m:
             raise SystemExit(f"{game.name}: role {game.roles[i]} has no legal move in {s}")
     return [(j, game.next(s, j)) for j in itertools.product(*moves)]
-
-
-def bfs(game):
-    """Layer sizes, the reachable states and the number of terminal states."""
-    seen = {game.init}
-    layer = [game.init]
-    layers = []
-    terminal = 0
-    while layer:
-        layers.append(len(layer))
-        nxt = []
-        for s in layer:
-            if game.terminal(s):
-                terminal += 1
-                continue
-            for _, t in joint_moves(game, s):
-                if t not in seen:
-                    seen.add(t)
-                    nxt.append(t)
-        layer = nxt
-    return layers, seen, terminal
 
 
 def post_order(game):
@@ -228,14 +206,14 @@ def fmt(o):
 
 
 def report(game, args, comments=()):
-    layers, states, terminal = bfs(game)
+    layers, states, terminals = bfs(game, lambda s: joint_moves(game, s))
     order = post_order(game)
     assert set(order) == states
     lines = [f"# produced by scripts/oracles/nplayer.py {' '.join(args)}"]
     lines += [f"# {c}" for c in comments]
     lines += [f"game {game.name}", "roles " + " ".join(game.roles),
               "layers " + " ".join(map(str, layers)), f"states {len(states)}",
-              f"terminal {terminal}"]
+              f"terminal {len(terminals)}"]
     level = security_levels(game, order)
     lines += [f"security {r} {v}" for r, v in zip(game.roles, level[game.init])]
     simultaneous = any(
@@ -403,11 +381,7 @@ COMMENTS = {
 
 
 def main():
-    argv = sys.argv[1:]
-    if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__)
-        return
-    write = "--write" in argv
+    argv, write = arguments(__doc__)
     names = list(GAMES) if argv[0] == "all" else [argv[0]]
     for name in names:
         if name not in GAMES:
@@ -415,11 +389,7 @@ def main():
         t0 = time.time()
         game = GAMES[name]()
         text = report(game, [name], COMMENTS[name])
-        if write:
-            (GDL_DIR / f"{game.name}.expect").write_text(text)
-            print(f"wrote gdl/{game.name}.expect ({time.time() - t0:.1f} s)", file=sys.stderr)
-        else:
-            sys.stdout.write(text)
+        emit(game.name if write else None, text, t0)
 
 
 if __name__ == "__main__":

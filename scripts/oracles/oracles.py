@@ -54,8 +54,11 @@ GDL_DIR = Path(__file__).resolve().parent.parent.parent / "gdl"
 #   goals(s) -> {role: value} (called on terminal states), mover(s) -> role (turn-taking) or
 #   the single role.
 
-def bfs(game):
-    """Layer sizes, total, terminal count and the terminal states with their depth."""
+def bfs(game, successors=None):
+    """Layer sizes, the reachable states and the terminal states with their depth.
+    `successors(s)` lists the (move, state) pairs of a non-terminal state (by default
+    game.successors; nplayer.py passes its joint moves)."""
+    successors = successors or game.successors
     seen = {game.init}
     layer = [game.init]
     layers = []
@@ -68,13 +71,13 @@ def bfs(game):
             if game.terminal(s):
                 terminals[s] = depth
                 continue
-            for _, t in game.successors(s):
+            for _, t in successors(s):
                 if t not in seen:
                     seen.add(t)
                     nxt.append(t)
         layer = nxt
         depth += 1
-    return layers, len(seen), terminals
+    return layers, seen, terminals
 
 
 def backward_induction(game, leaf, choose):
@@ -191,13 +194,13 @@ def report(game, args, layers=None, total=None, terminal=None, values=None, best
 
 
 def standard(game, args, comments=(), two_player=True):
-    layers, total, terms = bfs(game)
+    layers, seen, terms = bfs(game)
     if two_player:
         values = security_values(game)
-        return report(game, args, layers, total, len(terms), values=values, comments=comments,
+        return report(game, args, layers, len(seen), len(terms), values=values, comments=comments,
                       solution=solution_lines(game))
     best, plan = single_player_best(terms, game)
-    return report(game, args, layers, total, len(terms), best=best, plan=plan, comments=comments,
+    return report(game, args, layers, len(seen), len(terms), best=best, plan=plan, comments=comments,
                   solution=solution_lines(game))
 
 
@@ -645,13 +648,13 @@ class Climb:
 
 def climb_main(args, argv):
     g = Climb()
-    layers, total, terms = bfs(g)
+    layers, seen, terms = bfs(g)
     best, plan = single_player_best(terms, g)
     rewards = sorted({g.goals(s)["climber"] for s in terms})
     per = {v: sum(1 for s in terms if g.goals(s)["climber"] == v) for v in rewards}
     comments = ["terminal states per reward: " + " ".join(f"{v}:{per[v]}" for v in rewards),
                 f"greedy climber (highest neighbour, camp at a local peak) gets {g.greedy()}"]
-    return report(g, args, layers, total, len(terms), best=best, plan=plan, comments=comments,
+    return report(g, args, layers, len(seen), len(terms), best=best, plan=plan, comments=comments,
                   solution=solution_lines(g))
 
 
@@ -687,13 +690,13 @@ class Prisoners:
 def prisoners_main(args, argv):
     g = Prisoners()
     spe, ties = subgame_perfect(g)
-    layers, total, terms = bfs(g)
+    layers, seen, terms = bfs(g)
     sums = sorted({sum(g.goals(s).values()) for s in terms})
     comments = ["value = maxmin (what a role guarantees against a minimising opponent)",
                 "subgame-perfect payoffs: " + " ".join(f"{r} {spe[r]}" for r in g.roles)
                 + f" (states with payoff-relevant ties: {ties})",
                 "sums of the goals over terminal states: " + " ".join(map(str, sums))]
-    return report(g, args, layers, total, len(terms), values=security_values(g),
+    return report(g, args, layers, len(seen), len(terms), values=security_values(g),
                   comments=comments, solution=solution_lines(g))
 
 
@@ -798,13 +801,33 @@ def cheapest(game, value):
 
 def toll_main(args, argv):
     g = Toll()
-    layers, total, terms = bfs(g)
+    layers, seen, terms = bfs(g)
     best, plan = single_player_best(terms, g)
-    return report(g, args, layers, total, len(terms), best=best, plan=plan,
+    return report(g, args, layers, len(seen), len(terms), best=best, plan=plan,
                   solution=solution_lines(g), plan_cost=cheapest(g, best))
 
 
 # --------------------------------------------------------------------------------------------
+
+def arguments(doc):
+    """The command line's arguments and whether --write is among them; prints `doc` and ends
+    the script when there are none or they ask for help."""
+    argv = sys.argv[1:]
+    if not argv or argv[0] in ("-h", "--help"):
+        print(doc)
+        sys.exit(0)
+    return argv, "--write" in argv
+
+
+def emit(name, text, t0):
+    """Stores `text` as gdl/NAME.expect, saying so on stderr with the seconds since t0; prints
+    it when there is no name (no --write, or a result that is not a fixture)."""
+    if name is None:
+        sys.stdout.write(text)
+        return
+    (GDL_DIR / f"{name}.expect").write_text(text)
+    print(f"wrote gdl/{name}.expect ({time.time() - t0:.1f} s)", file=sys.stderr)
+
 
 def run(cmd, argv):
     args = [cmd] + [a for a in argv if a != "--write"]
@@ -846,11 +869,7 @@ ALL = [("tictactoe", []), ("nim", ["3", "4", "5"]), ("nim", ["1", "2", "3"]),
 
 
 def main():
-    argv = sys.argv[1:]
-    if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__)
-        return
-    write = "--write" in argv
+    argv, write = arguments(__doc__)
     jobs = [(argv[0], argv[1:])]
     if argv[0] == "all":
         jobs = list(ALL)
@@ -860,11 +879,7 @@ def main():
     for cmd, rest in jobs:
         t0 = time.time()
         name, text = run(cmd, rest)
-        if write and name is not None:
-            (GDL_DIR / f"{name}.expect").write_text(text)
-            print(f"wrote gdl/{name}.expect ({time.time() - t0:.1f} s)", file=sys.stderr)
-        else:
-            sys.stdout.write(text)
+        emit(name if write else None, text, t0)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
-//! [`explore`]: breadth-first enumeration of the reachable states.
+//! [`explore`]: breadth-first enumeration of the reachable states; [`Reachable`]: the same
+//! states one at a time.
 
-use crate::{MoveId, Reasoner};
+use crate::{MoveId, Reasoner, State};
+use std::collections::{HashSet, VecDeque};
 use std::time::Instant;
 use symgame_limits::{Guard, Limits, StopReason};
 
@@ -192,4 +194,41 @@ pub fn explore(
         (first, end) = (end, seen.len);
     }
     result
+}
+
+/// The states reachable from the initial state, one at a time in breadth-first order (terminal
+/// states are not expanded); a state is expanded when it is yielded. [`explore`] counts the
+/// same states much faster; this is for walking them.
+pub struct Reachable<'r> {
+    r: &'r Reasoner,
+    seen: HashSet<State>,
+    queue: VecDeque<State>,
+}
+
+impl<'r> Reachable<'r> {
+    /// The walk over the reachable states of `r`'s game, from its initial state.
+    pub fn new(r: &'r Reasoner) -> Reachable<'r> {
+        let init = r.initial_state();
+        Reachable {
+            r,
+            seen: HashSet::from([init.clone()]),
+            queue: VecDeque::from([init]),
+        }
+    }
+}
+
+impl Iterator for Reachable<'_> {
+    type Item = State;
+
+    fn next(&mut self) -> Option<State> {
+        let s = self.queue.pop_front()?;
+        if !self.r.is_terminal(&s) {
+            for t in self.r.successors(&s) {
+                if self.seen.insert(t.clone()) {
+                    self.queue.push_back(t);
+                }
+            }
+        }
+        Some(s)
+    }
 }

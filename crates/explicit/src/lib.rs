@@ -22,7 +22,7 @@ mod reasoner;
 #[cfg(test)]
 mod tests;
 
-pub use explore::{explore, Exploration, Layer};
+pub use explore::{explore, Exploration, Layer, Reachable};
 pub use reasoner::{MoveId, Reasoner};
 use std::fmt;
 use symgame_ground::GroundGame;

@@ -254,6 +254,15 @@ impl Reasoner {
         }
         out
     }
+
+    /// The state after each joint move in `s`, in the order of [`Reasoner::joint_moves`] (a
+    /// state reached by two joint moves appears twice).
+    pub fn successors(&self, s: &State) -> Vec<State> {
+        self.joint_moves(s)
+            .iter()
+            .map(|j| self.next_state(s, j))
+            .collect()
+    }
 }
 
 fn load_fluents(vals: &mut [u8], s: &State, nf: usize) {

@@ -166,3 +166,19 @@ fn incremental_next_state_matches_with_move_dependent_cycles() {
     let checked = check_game("cyclic", &game, 4, 5000);
     assert!(checked > 1000, "only {checked} joint moves checked");
 }
+
+/// [`Reachable`](crate::Reachable) walks the states [`explore`](crate::explore) counts, each
+/// once, the initial state first.
+#[test]
+fn the_reachable_walk_yields_each_state_explore_counts_once() {
+    for name in ["tictactoe", "nim_1_2_3"] {
+        let game = load(name);
+        let r = Reasoner::new(&game);
+        let states: Vec<State> = crate::Reachable::new(&r).collect();
+        let distinct: HashSet<&State> = states.iter().collect();
+        let counted = crate::explore(&r, &crate::Limits::default(), |_| {});
+        assert_eq!(states.len() as u64, counted.states, "{name}");
+        assert_eq!(distinct.len(), states.len(), "{name}");
+        assert_eq!(states[0], r.initial_state(), "{name}");
+    }
+}

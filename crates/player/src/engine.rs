@@ -202,24 +202,11 @@ fn move_key(a: &Analysis, role: usize, m: MoveId) -> Key {
         let key = match &c.value {
             None => (false, -1000, 0),
             Some(v) => {
-                let mine = i32::from(v.rewards[role]);
-                let other = v
-                    .rewards
-                    .iter()
-                    .enumerate()
-                    .filter(|&(p, _)| p != role)
-                    .map(|(_, &r)| i32::from(r))
-                    .max()
-                    .unwrap_or(0);
-                // One role: its reward alone; several: the margin over the best other role.
-                let margin = if v.rewards.len() == 1 {
-                    mine
-                } else {
-                    mine - other
-                };
+                let other = v.best_other(role).unwrap_or(0);
                 let d = i64::from(v.depth.unwrap_or(u32::MAX / 2));
-                let length = if mine >= other { -d } else { d };
-                (c.optimal || a.mover != Some(role), margin, length)
+                let length = if v.rewards[role] >= other { -d } else { d };
+                // One role: its reward alone; several: the margin over the best other role.
+                (c.optimal || a.mover != Some(role), v.margin(role), length)
             }
         };
         worst = Some(worst.map_or(key, |w| w.min(key)));

@@ -31,13 +31,7 @@ impl Assessment {
             );
         }
         let mine = self.rewards.get(role).copied().unwrap_or(0);
-        let best_other = self
-            .rewards
-            .iter()
-            .enumerate()
-            .filter(|&(p, _)| p != role)
-            .map(|(_, &r)| r)
-            .max();
+        let best_other = self.best_other(role);
         let within = |s: String| match self.depth {
             Some(d) if d > 0 => format!("{s} in {d}"),
             Some(_) => s,
@@ -57,6 +51,23 @@ impl Assessment {
         } else {
             format!("{text}?")
         }
+    }
+
+    /// The largest reward of the roles other than `role` (`None` when it is the only role).
+    pub(crate) fn best_other(&self, role: usize) -> Option<u8> {
+        self.rewards
+            .iter()
+            .enumerate()
+            .filter(|&(p, _)| p != role)
+            .map(|(_, &r)| r)
+            .max()
+    }
+
+    /// `role`'s reward less the best other role's ([`Assessment::best_other`]); its reward
+    /// alone when it is the only role.
+    pub(crate) fn margin(&self, role: usize) -> i32 {
+        let mine = i32::from(self.rewards[role]);
+        self.best_other(role).map_or(mine, |o| mine - i32::from(o))
     }
 }
 

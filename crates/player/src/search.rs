@@ -95,33 +95,19 @@ pub(crate) fn analyse(
         });
     }
     // The position's value: the mover's best move, once every move is known.
-    let margin = |v: &Assessment, p: usize| {
-        let mine = i32::from(v.rewards[p]);
-        let other = v
-            .rewards
-            .iter()
-            .enumerate()
-            .filter(|&(q, _)| q != p)
-            .map(|(_, &x)| i32::from(x))
-            .max();
-        other.map_or(mine, |o| mine - o)
-    };
     let value = match mover {
         _ if choices.iter().any(|c| c.value.is_none()) => None,
         Some(p) => choices
             .iter()
             .filter_map(|c| c.value.as_ref())
-            .max_by_key(|v| margin(v, p))
+            .max_by_key(|v| v.margin(p))
             .cloned(),
         None if choices.len() == 1 => choices[0].value.clone(),
         None => None,
     };
     if let (Some(v), Some(p)) = (&value, mover) {
         for c in &mut choices {
-            c.optimal = c
-                .value
-                .as_ref()
-                .is_some_and(|w| margin(w, p) == margin(v, p));
+            c.optimal = c.value.as_ref().is_some_and(|w| w.margin(p) == v.margin(p));
         }
     }
     let value = value.map(|v| Assessment { depth: None, ..v });

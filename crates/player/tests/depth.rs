@@ -2,10 +2,10 @@
 //! check that reads only the rules: in a won position of length `d`, the winner can force its
 //! win within `d` moves and not within `d - 1` (the loser can hold out that long).
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashMap;
 use std::path::Path;
 
-use symgame_explicit::{Reasoner, State};
+use symgame_explicit::{Reachable, Reasoner, State};
 use symgame_gamedb::{export, ExportOptions, GameDatabase};
 use symgame_player::depth::Depths;
 use symgame_player::{deadline_in, Engine};
@@ -33,13 +33,7 @@ impl Forcing<'_> {
             return b;
         }
         let chooses = self.r.legal_moves(s, self.winner).len() > 1;
-        let mut next = self
-            .r
-            .joint_moves(s)
-            .into_iter()
-            .map(|j| self.r.next_state(s, &j))
-            .collect::<Vec<_>>()
-            .into_iter();
+        let mut next = self.r.successors(s).into_iter();
         let b = if chooses {
             next.any(|n| self.wins_within(&n, k - 1))
         } else {
@@ -67,14 +61,8 @@ fn check(name: &str, limit: usize) -> usize {
     let db = database(name);
     let r = db.reasoner();
     let mut depths = Depths::default();
-    let start = r.initial_state();
-    let mut seen = HashSet::from([start.clone()]);
-    let mut queue = VecDeque::from([start]);
     let mut won = 0;
-    while let Some(s) = queue.pop_front() {
-        if seen.len() > limit {
-            break;
-        }
+    for s in Reachable::new(r).take(limit) {
         let v = db.value(&s).expect("a reachable state is in the database");
         let d = depths.depth(
             &db,
@@ -103,15 +91,6 @@ fn check(name: &str, limit: usize) -> usize {
             assert_eq!(d == 0, r.is_terminal(&s));
         } else {
             assert_eq!(d, None, "{name}: a draw has no length");
-        }
-        if r.is_terminal(&s) {
-            continue;
-        }
-        for j in r.joint_moves(&s) {
-            let n = r.next_state(&s, &j);
-            if seen.insert(n.clone()) {
-                queue.push_back(n);
-            }
         }
     }
     won

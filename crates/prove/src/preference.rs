@@ -29,20 +29,28 @@
 /// assert_eq!(preference(&three, 0), vec![2, 1, 0, 3]);
 /// ```
 pub fn preference(outcomes: &[Vec<u8>], p: usize) -> Vec<usize> {
-    let key = |o: &Vec<u8>| -> (i32, i32) {
+    best_first(outcomes, |o| {
         let own = o.get(p).map_or(0, |&v| i32::from(v));
-        let others: i32 = o
-            .iter()
-            .enumerate()
-            .filter(|&(r, _)| r != p)
-            .map(|(_, &v)| i32::from(v))
-            .sum();
+        let others = others_sum(o, p);
         match o.len() {
             0 | 1 => (own, own),
             2 => (own - others, own),
             _ => (own, -others),
         }
-    };
+    })
+}
+
+/// The sum of the rewards of the roles other than `p` in the outcome `o`.
+fn others_sum(o: &[u8], p: usize) -> i32 {
+    o.iter()
+        .enumerate()
+        .filter(|&(r, _)| r != p)
+        .map(|(_, &v)| i32::from(v))
+        .sum()
+}
+
+/// The indexes of `outcomes`, the largest `key` first (equal keys in index order).
+fn best_first(outcomes: &[Vec<u8>], key: impl Fn(&[u8]) -> (i32, i32)) -> Vec<usize> {
     let mut order: Vec<usize> = (0..outcomes.len()).collect();
     order.sort_by(|&a, &b| key(&outcomes[b]).cmp(&key(&outcomes[a])).then(a.cmp(&b)));
     order
@@ -50,27 +58,19 @@ pub fn preference(outcomes: &[Vec<u8>], p: usize) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::preference;
+    use super::{best_first, others_sum, preference};
 
     /// The rule before it moved here from the symbolic crate, for one and two roles.
     fn old_rule(outcomes: &[Vec<u8>], p: usize) -> Vec<usize> {
-        let key = |o: &Vec<u8>| -> (i32, i32) {
+        best_first(outcomes, |o| {
             let own = i32::from(o[p]);
-            let other: i32 = o
-                .iter()
-                .enumerate()
-                .filter(|&(r, _)| r != p)
-                .map(|(_, &v)| i32::from(v))
-                .sum();
+            let other = others_sum(o, p);
             if o.len() == 1 {
                 (own, own)
             } else {
                 (own - other, own)
             }
-        };
-        let mut idx: Vec<usize> = (0..outcomes.len()).collect();
-        idx.sort_by(|&a, &b| key(&outcomes[b]).cmp(&key(&outcomes[a])).then(a.cmp(&b)));
-        idx
+        })
     }
 
     #[test]

@@ -219,6 +219,26 @@ impl<E: BddEngine> Partition<E> {
     }
 }
 
+/// `parts` with each part kept as a conjunct list restricted to `domain`, as one BDD
+/// ([`Partition::restricted_to`]); the parts without a conjunct list as they are. Such relations
+/// are huge over all states (most unreachable) but small over a domain.
+pub(crate) fn restrict_conjunct_lists<E: BddEngine>(
+    e: &E,
+    parts: &[Partition<E>],
+    domain: &E::Bdd,
+) -> BddResult<Vec<Partition<E>>> {
+    parts
+        .iter()
+        .map(|p| {
+            if p.conjuncts.is_empty() {
+                Ok(p.clone())
+            } else {
+                p.restricted_to(e, domain)
+            }
+        })
+        .collect()
+}
+
 /// One partition per joint move of `joint` (each with the states where it is legal): the
 /// moves substituted as constants into the `next` circuit, only the bits they change
 /// constrained (frame by omission). A relation larger than [`SymbolicOptions::max_relation_nodes`]

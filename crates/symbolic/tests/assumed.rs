@@ -10,7 +10,7 @@ use symgame_symbolic::{
     reach, solve, Encoding, EncodingKind, ExplicitPrefix, GameJob, Order, ReachJob, ReachStats,
     SolveError, SolveOptions, SymbolicGame, SymbolicOptions,
 };
-use symgame_testkit::{from_text, ExplicitGraph};
+use symgame_testkit::{for_each_solved, from_text, layerwise_options, ExplicitGraph};
 
 /// Twenty binary choices; `(flag 2)` joins `(flag 1)` only after twenty `b`s, a path random
 /// playouts almost never take, so "at most one of (flag 1), (flag 2)" survives them but is
@@ -42,15 +42,6 @@ fn with_succ(mut rules: String, n: usize) -> String {
 fn explicit_layers(game: &symgame_ground::GroundGame) -> Vec<u64> {
     let explicit = explore(&Reasoner::new(game), &Limits::default(), |_| {});
     explicit.layers.iter().map(|l| l.states).collect()
-}
-
-/// Options that compile the game within each layer (no condition compiled over all states).
-fn layerwise() -> SymbolicOptions {
-    SymbolicOptions {
-        layerwise_fallback: true,
-        max_condition_nodes: 0,
-        ..Default::default()
-    }
 }
 
 /// The states of each layer of a symbolic search.
@@ -177,11 +168,15 @@ fn solving_on_assumed_groups_refuses_a_broken_one_and_is_exact_otherwise() {
     let solved = solve(&g, &opts, |_| {}).unwrap();
     assert_eq!(solved.stats.stopped, None);
     assert_eq!(solved.stats.states, mm.values().len().into());
-    for (s, (outcome, _)) in mm.values() {
-        let fluents: Vec<usize> = s.fluents().collect();
-        let (o, _) = solved.value_of(&g, &fluents).unwrap().unwrap();
-        assert_eq!(&solved.stats.outcomes[o], outcome, "{fluents:?}");
-    }
+    for_each_solved(
+        "tictactoe",
+        &solved,
+        &g,
+        mm.values().keys(),
+        |s, fluents, o, _| {
+            assert_eq!(solved.stats.outcomes[o], mm.values()[s].0, "{fluents:?}");
+        },
+    );
 }
 
 /// An explicit run that goes past the layer where an assumed group breaks (the run of a game
@@ -193,7 +188,7 @@ fn an_explicit_run_past_a_broken_group_keeps_the_layers_before_the_break() {
     let game = from_text(&rare());
     let want = explicit_layers(&game);
     let enc = assumed_encoding(&game);
-    for opts in [SymbolicOptions::default(), layerwise()] {
+    for opts in [SymbolicOptions::default(), layerwise_options()] {
         let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
         let g = SymbolicGame::new(&e, &game, enc.clone(), &opts).unwrap();
         let limits = Limits::default();
@@ -242,7 +237,7 @@ fn a_broken_group_is_found_with_the_moves_one_role_at_a_time() {
     let want = explicit_layers(&game);
     let enc = assumed_encoding(&game);
     let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
-    let g = SymbolicGame::new(&e, &game, enc, &layerwise()).unwrap();
+    let g = SymbolicGame::new(&e, &game, enc, &layerwise_options()).unwrap();
     let stats = reach(&g, &Limits::default(), false, |_| {}).stats;
     assert!(
         stats.partitioning.contains("one role at a time"),

@@ -14,7 +14,7 @@ use symgame_prove::{maxn_values, security_levels, Induction, InductionRule, Stat
 use symgame_symbolic::{
     solve, Encoding, GameKind, SolveOptions, Solved, SymbolicGame, SymbolicOptions, ValueRule,
 };
-use symgame_testkit::{load_game, Expect, ExplicitGraph};
+use symgame_testkit::{for_each_solved, load_game, outcome_counts, Expect, ExplicitGraph};
 
 fn options(values: ValueRule) -> SolveOptions {
     SolveOptions {
@@ -54,25 +54,14 @@ fn check_every_state(
     let states = ExplicitGraph::new(&r).states;
     assert_eq!(st.states, BigUint::from(states.len()), "{name}");
     assert_eq!(explicit.len(), states.len(), "{name}");
-    for s in &states {
-        let fluents: Vec<usize> = s.fluents().collect();
-        let (o, _) = solved
-            .value_of(&g, &fluents)
-            .unwrap()
-            .unwrap_or_else(|| panic!("{name}: state {fluents:?} not solved"));
+    for_each_solved(name, &solved, &g, &states, |s, fluents, o, _| {
         assert_eq!(
             Some(st.outcomes[o].as_slice()),
             explicit.get(s),
             "{name} {rule:?}: state {fluents:?}"
         );
-    }
-    let mut counts: Vec<(Vec<u8>, BigUint)> = st
-        .outcomes
-        .iter()
-        .cloned()
-        .zip(st.per_outcome.iter().cloned())
-        .filter(|(_, n)| *n > BigUint::default())
-        .collect();
+    });
+    let mut counts = outcome_counts(st);
     counts.sort();
     counts
 }
@@ -199,9 +188,7 @@ fn check_mixed_values(name: &str, game: &GroundGame) -> f64 {
     assert_eq!(st.mixed.len(), st.outcomes.len(), "{name}");
     let states = ExplicitGraph::new(&r).states;
     assert_eq!(st.states, BigUint::from(states.len()), "{name}");
-    for s in &states {
-        let fluents: Vec<usize> = s.fluents().collect();
-        let (o, _) = solved.value_of(&g, &fluents).unwrap().unwrap();
+    for_each_solved(name, &solved, &g, &states, |s, fluents, o, _| {
         assert_eq!(
             Some(st.outcomes[o].as_slice()),
             explicit.get(s),
@@ -217,7 +204,7 @@ fn check_mixed_values(name: &str, game: &GroundGame) -> f64 {
             (got[0] + got[1] - 100.0).abs() < 1e-6,
             "{name}: constant sum 100: {got:?}"
         );
-    }
+    });
     let (o, _) = solved
         .value_of(&g, &root.fluents().collect::<Vec<_>>())
         .unwrap()
@@ -238,26 +225,23 @@ fn simultaneous_games_get_mixed_values_and_security_levels() {
         .find_map(|l| l.strip_prefix("kicker "))
         .unwrap();
     assert_eq!(format!("{kicker:.2}"), want);
-    let r = Reasoner::new(&game);
-    let security = security_levels(&r, &r.initial_state()).unwrap();
-    assert_eq!(security.get(&r.initial_state()), Some(&[50, 0][..]));
-    check_every_state(
-        "penalty_kick",
-        &game,
-        ValueRule::Security,
-        GameKind::SecurityLevels,
-        &security,
-    );
+    check_security_levels("penalty_kick", &game, &[50, 0]);
     // Matching pennies: 50 in mixed strategies, 0 each in pure ones.
     let pennies =
         symgame_testkit::load(&symgame_testkit::root().join("tests/games/matching_pennies.kif"));
     assert!((check_mixed_values("matching_pennies", &pennies) - 50.0).abs() < 1e-9);
-    let r = Reasoner::new(&pennies);
+    check_security_levels("matching_pennies", &pennies, &[0, 0]);
+}
+
+/// The security levels of every state of `game` by explicit backward induction, `initial` in
+/// the initial state, and the symbolic ones agree state by state ([`check_every_state`]).
+fn check_security_levels(name: &str, game: &GroundGame, initial: &[u8]) {
+    let r = Reasoner::new(game);
     let security = security_levels(&r, &r.initial_state()).unwrap();
-    assert_eq!(security.get(&r.initial_state()), Some(&[0, 0][..]));
+    assert_eq!(security.get(&r.initial_state()), Some(initial));
     check_every_state(
-        "matching_pennies",
-        &pennies,
+        name,
+        game,
         ValueRule::Security,
         GameKind::SecurityLevels,
         &security,

@@ -13,7 +13,9 @@ use symgame_symbolic::{
     solve, solve_with, Encoding, EncodingKind, ExplicitPrefix, GameKind, GraphBudget, LayeredMode,
     SolveOptions, SymbolicGame, SymbolicOptions,
 };
-use symgame_testkit::{from_text, load_game, Expect, ExplicitGraph, Minimax};
+use symgame_testkit::{
+    for_each_solved, from_text, load_game, outcome_counts, Expect, ExplicitGraph, Minimax,
+};
 
 fn options(layered: LayeredMode) -> SolveOptions {
     SolveOptions {
@@ -75,12 +77,8 @@ fn check_all_states<E: BddEngine>(
     assert_eq!(st.stopped, None, "{name}");
     assert_eq!(st.unsolved, BigUint::default(), "{name}");
     assert_eq!(st.states, BigUint::from(explicit.len()), "{name}");
-    for (s, (outcome, dist)) in explicit {
-        let fluents: Vec<usize> = s.fluents().collect();
-        let (o, d) = solved
-            .value_of(&g, &fluents)
-            .unwrap()
-            .unwrap_or_else(|| panic!("{name}: state {fluents:?} not solved"));
+    for_each_solved(name, &solved, &g, explicit.keys(), |s, fluents, o, d| {
+        let (outcome, dist) = &explicit[s];
         assert_eq!(
             &st.outcomes[o],
             outcome,
@@ -90,15 +88,8 @@ fn check_all_states<E: BddEngine>(
         if st.kind == GameKind::SinglePlayer {
             assert_eq!(d, Some(*dist), "{name}: distance of {fluents:?}");
         }
-    }
-    let counts = st
-        .outcomes
-        .iter()
-        .cloned()
-        .zip(st.per_outcome.iter().cloned())
-        .filter(|(_, n)| *n > BigUint::default())
-        .collect();
-    (counts, st.layered)
+    });
+    (outcome_counts(st), st.layered)
 }
 
 fn sorted(mut v: Vec<(Vec<u8>, BigUint)>) -> Vec<(Vec<u8>, BigUint)> {

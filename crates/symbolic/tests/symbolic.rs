@@ -12,7 +12,9 @@ use symgame_symbolic::{
     reach, shortest_path_within, Encoding, EncodingKind, ExplicitPrefix, Order, ReachJob,
     ReachStats, Setup, SymbolicGame, SymbolicOptions,
 };
-use symgame_testkit::{corpus_game, load, load_game, root, Expect, ExplicitGraph};
+use symgame_testkit::{
+    corpus_game, layerwise_options, load, load_game, root, Expect, ExplicitGraph,
+};
 
 /// Counts the reachable layers of `game` on `backend` (small engine configuration) within
 /// `limits`.
@@ -77,11 +79,7 @@ fn cross_check(path: &FsPath, max_states: u64) -> Option<u64> {
     if ex.stopped.is_some() {
         return None;
     }
-    let layerwise = SymbolicOptions {
-        layerwise_fallback: true,
-        max_condition_nodes: 0,
-        ..Default::default()
-    };
+    let layerwise = layerwise_options();
     let variants = [
         (Backend::Biodivine, SymbolicOptions::default(), None),
         (Backend::Oxidd, SymbolicOptions::default(), None),
@@ -222,12 +220,7 @@ fn a_game_compiled_within_each_layer_images_and_refuses_pre_images() {
     let enc = Encoding::new(&game, Order::Heuristic);
     let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
     let once = SymbolicGame::new(&e, &game, enc.clone(), &SymbolicOptions::default()).unwrap();
-    let layerwise_opts = SymbolicOptions {
-        layerwise_fallback: true,
-        max_condition_nodes: 0,
-        ..Default::default()
-    };
-    let within = SymbolicGame::new(&e, &game, enc, &layerwise_opts).unwrap();
+    let within = SymbolicGame::new(&e, &game, enc, &layerwise_options()).unwrap();
     assert!(within.is_layerwise() && !once.is_layerwise());
     // Layer by layer to the sixth, where some states are terminal (a line after five marks).
     let mut layer = once.init().clone();

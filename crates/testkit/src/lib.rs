@@ -2,7 +2,9 @@
 //! paths of the fixture games in `gdl/` and of the public corpus, loading and grounding a game
 //! from a file or from text ([`load`], [`load_game`], [`ground_text`]), the `.expect` fixtures
 //! beside the games ([`Expect`]), explicit enumeration of the reachable states
-//! ([`ExplicitGraph`]) and the explicit minimax that cross-checks solutions ([`Minimax`]).
+//! ([`ExplicitGraph`]), the explicit minimax that cross-checks solutions ([`Minimax`]) and
+//! reading a symbolic solution back state by state ([`for_each_solved`], [`outcome_counts`]);
+//! the options that compile a game within each layer ([`layerwise_options`]).
 //!
 //! Architecture invariant: this crate is only ever a dev-dependency; no library crate depends
 //! on it. It uses the libraries' public API only, like the tests it serves.
@@ -11,15 +13,18 @@ mod engines;
 mod expect;
 mod explicit;
 pub mod fuzz;
+mod solution;
 
 use std::path::{Path, PathBuf};
 
 pub use engines::{engine_pair, queens, shared_engine_pair};
 pub use expect::Expect;
 pub use explicit::{ExplicitGraph, Minimax};
+pub use solution::{for_each_solved, outcome_counts};
 
 use symgame_gdl::CheckedDescription;
 use symgame_ground::{GroundGame, GroundOptions};
+use symgame_symbolic::SymbolicOptions;
 
 /// The repository root (the workspace directory holding `gdl/`).
 pub fn root() -> PathBuf {
@@ -119,6 +124,16 @@ pub fn ground_text(text: &str) -> Result<GroundGame, symgame_gdl::Error> {
 /// [`ground_text`] for a description that must ground: panics with the error otherwise.
 pub fn from_text(text: &str) -> GroundGame {
     ground_text(text).unwrap_or_else(|e| panic!("the test description does not ground: {e}"))
+}
+
+/// Symbolic options that compile a game within each layer: no condition is compiled over all
+/// states (a budget of 0 nodes), so every compilation falls back to the layer at hand.
+pub fn layerwise_options() -> SymbolicOptions {
+    SymbolicOptions {
+        layerwise_fallback: true,
+        max_condition_nodes: 0,
+        ..Default::default()
+    }
 }
 
 /// Empties (or creates) the directory `dir` and returns it: a fresh place for one test's files.

@@ -8,7 +8,7 @@ use symgame_limits::{Guard, Limits};
 use crate::disjunction::or_all;
 use crate::game::SymbolicGame;
 use crate::interrupt::{union_guarded, Interrupt};
-use crate::partition::Partition;
+use crate::partition::{restrict_conjunct_lists, Partition};
 use crate::solve::error::{SolveError, SolveOrStop};
 use crate::solve::stats::MoverCounts;
 use crate::solve::value::{Outcomes, ValueClass};
@@ -184,19 +184,7 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
     /// domain that [`Context::pre_in`] will be asked about: such relations are huge over all
     /// states (most unreachable) but small over the universe.
     pub(crate) fn set_universe(&mut self, universe: &E::Bdd) -> BddResult<()> {
-        let e = self.e();
-        self.parts = self
-            .g
-            .clusters()
-            .iter()
-            .map(|p| {
-                if p.conjuncts.is_empty() {
-                    Ok(p.clone())
-                } else {
-                    p.restricted_to(e, universe)
-                }
-            })
-            .collect::<BddResult<_>>()?;
+        self.parts = restrict_conjunct_lists(self.e(), self.g.clusters(), universe)?;
         Ok(())
     }
 

@@ -28,7 +28,7 @@
 use symgame_bdd::BddEngine;
 
 use crate::disjunction::or_all;
-use crate::partition::{cluster, Partition};
+use crate::partition::{cluster, restrict_conjunct_lists, Partition};
 use crate::solve::error::SolveOrStop;
 use crate::solve::value::{Outcomes, ValueClass};
 use crate::solve::whole::{attract, level_classes, WholeSet};
@@ -78,20 +78,9 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
     /// The per-joint-move partitions, those kept as conjunct lists restricted to the
     /// non-terminal states.
     pub(crate) fn joint_parts(&self) -> Result<Vec<Partition<E>>, SolveOrStop> {
-        let e = self.ctx.e();
-        Ok(self
-            .ctx
-            .g
-            .partitions()
-            .iter()
-            .map(|p| {
-                if p.conjuncts.is_empty() {
-                    Ok(p.clone())
-                } else {
-                    p.restricted_to(e, &self.nonterminal)
-                }
-            })
-            .collect::<Result<_, _>>()?)
+        let ctx = &self.ctx;
+        let parts = restrict_conjunct_lists(ctx.e(), ctx.g.partitions(), &self.nonterminal)?;
+        Ok(parts)
     }
 
     /// The security level of `role` in every reachable state: `(level, states)` pairs
