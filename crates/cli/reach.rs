@@ -312,6 +312,7 @@ struct SetupReport<'a> {
 fn explicit_layers(run: &ExplicitRun) -> Vec<ExplicitLayer> {
     run.layers
         .iter()
+        .chain(&run.frontier_layer())
         .map(|&(states, terminal)| ExplicitLayer {
             states: states.to_string(),
             terminal: terminal.to_string(),
@@ -358,7 +359,7 @@ fn report_setup(
             for (i, l) in explicit.iter().enumerate() {
                 println!("{i:>5} {:>22} {:>22}", l.states, l.terminal);
             }
-            println!("(expanded explicitly; the symbolic set-up stopped)");
+            println!("(found explicitly, state by state; the symbolic set-up stopped)");
         }
         eprintln!("set-up: {}", phases_text(phases));
         Ok(())

@@ -64,6 +64,9 @@ pub struct ExplicitRun {
     /// Whether `frontier` is still the layer after the last step (no step dropped or cleared,
     /// and its non-terminal states not yet handed out by [`Self::frontier_expand`]).
     frontier_next: bool,
+    /// When the frontier's terminal states are known: how many of its states are not
+    /// terminal (they come first in `frontier`).
+    frontier_open: Option<usize>,
     /// `(states, terminal)` of each layer expanded explicitly, from the initial state.
     pub layers: Vec<(u64, u64)>,
     /// Seconds the run took.
@@ -99,6 +102,7 @@ impl ExplicitPrefix {
             frontier: vec![init],
             per_state: 0.0,
             frontier_next: true,
+            frontier_open: None,
             layers: Vec::new(),
             seconds: 0.0,
             stopped: None,
@@ -193,8 +197,43 @@ impl ExplicitRun {
             self.steps.push_back(step);
             self.seen.extend(new.iter().cloned());
             self.frontier = new;
+            self.frontier_open = None;
+        }
+        if self.stopped.is_none() && self.frontier_open.is_none() {
+            // Checking a state's terminal condition costs a fraction of expanding it: what is
+            // left of the budget, and at least a quarter of it.
+            let left = seconds - started.elapsed().as_secs_f64();
+            self.check_frontier(left.max(seconds / 4.0), &guard);
         }
         self.seconds += started.elapsed().as_secs_f64();
+    }
+
+    /// Sorts the frontier's non-terminal states first and counts them
+    /// ([`Self::frontier_layer`]), unless that takes longer than `seconds` or a limit passes.
+    fn check_frontier(&mut self, seconds: f64, guard: &Guard) {
+        let started = Instant::now();
+        let r = &self.prefix.reasoner;
+        let mut open = 0;
+        for i in 0..self.frontier.len() {
+            if i % 64 == 0 && (guard.check().is_err() || started.elapsed().as_secs_f64() > seconds)
+            {
+                return;
+            }
+            if !r.is_terminal(&self.frontier[i]) {
+                self.frontier.swap(open, i);
+                open += 1;
+            }
+        }
+        self.frontier_open = Some(open);
+    }
+
+    /// The layer after the last one expanded, `(states, terminal)`, when its terminal states
+    /// were counted (the run does so within its budget): a finished layer of the search that
+    /// the run did not expand.
+    pub fn frontier_layer(&self) -> Option<(u64, u64)> {
+        let open = self.frontier_open.filter(|_| !self.frontier.is_empty())?;
+        let n = self.frontier.len();
+        Some((n as u64, (n - open) as u64))
     }
 
     /// Every state of the run (its true fluents), for the mutex proof
@@ -283,7 +322,8 @@ impl ExplicitRun {
     }
 
     /// Once every step is replayed: the non-terminal states of the layer after the last step
-    /// (the run's frontier), checked state by state, for a game compiled within each layer
+    /// (the run's frontier), checked state by state (if the run has not already), for a game
+    /// compiled within each layer
     /// (whose terminal cut of a large layer is slow). At most once, and `None` when it is not
     /// the next layer any more, when the check takes longer than
     /// [`ExplicitPrefix::max_seconds`], or when a state breaks a group of `enc`. `Err` when a
@@ -297,19 +337,13 @@ impl ExplicitRun {
         if !self.steps.is_empty() || !std::mem::take(&mut self.frontier_next) {
             return Ok(None);
         }
-        let started = Instant::now();
-        let mut expand = Vec::new();
-        for (i, s) in self.frontier.iter().enumerate() {
-            if i % 64 == 0 {
-                guard.check()?;
-                if started.elapsed().as_secs_f64() > self.prefix.max_seconds {
-                    return Ok(None);
-                }
-            }
-            if !self.prefix.reasoner.is_terminal(s) {
-                expand.push(s);
-            }
+        if self.frontier_open.is_none() {
+            self.check_frontier(self.prefix.max_seconds, guard);
+            guard.check()?;
         }
-        Ok(states_bdd(e, enc, expand.into_iter())?)
+        let Some(open) = self.frontier_open else {
+            return Ok(None);
+        };
+        Ok(states_bdd(e, enc, self.frontier[..open].iter())?)
     }
 }

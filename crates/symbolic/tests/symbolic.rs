@@ -508,3 +508,20 @@ fn assignments_are_the_minterms_of_states() {
         }
     }
 }
+
+/// The layer after the last one an explicit run expands is counted too (its states and
+/// terminal states), as explicit exploration counts it, wherever the run stops (none when the
+/// run expanded every layer).
+#[test]
+fn an_explicit_run_counts_the_layer_after_its_last() {
+    for name in ["tictactoe", "nim_3_4_5", "connect4_4x4"] {
+        let game = load_game(name);
+        let want = explore(&Reasoner::new(&game), &Limits::default(), |_| {}).layers;
+        for max_states in [1, 10, 100, 1000] {
+            let run = ExplicitPrefix::new(&game, max_states, 1e9).run(&Limits::default());
+            let k = run.layers.len();
+            let want = want.get(k).map(|l| (l.states, l.terminal));
+            assert_eq!(run.frontier_layer(), want, "{name}, {max_states}");
+        }
+    }
+}
