@@ -358,7 +358,7 @@ fn parse_encoding(s: &str) -> Result<EncodingKind, String> {
     }
 }
 
-fn parse_order(s: &str) -> Result<Order, String> {
+pub(crate) fn parse_order(s: &str) -> Result<Order, String> {
     match s {
         "heuristic" => Ok(Order::Heuristic),
         "rules" => Ok(Order::Rules),

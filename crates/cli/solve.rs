@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    fingerprint, Encoding, ExplicitRun, GameKind, Phase, SetupLog, SolveError, SolveJob,
+    fingerprint, Encoding, ExplicitRun, GameKind, Order, Phase, SetupLog, SolveError, SolveJob,
     SolveOptions, SolveStats, StopReason, SymbolicError, SymbolicOptions, EXPLICIT_GRAPH_NOTE,
 };
 
@@ -33,6 +33,12 @@ pub struct Args {
     values: ValuesArgs,
     #[command(flatten)]
     engine: EngineArgs<Solving>,
+    /// Variable order: auto (heuristic, rules or given, whichever gives the states the explicit
+    /// prefix found the smallest BDD; another than heuristic must be a quarter smaller),
+    /// heuristic, rules or given. The solution records its encoding, order included, and
+    /// every reader of it uses that.
+    #[arg(long, default_value = "auto", value_parser = crate::args::parse_order)]
+    order: Order,
     #[command(flatten)]
     explicit: ExplicitArgs,
     #[command(flatten)]
@@ -161,6 +167,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             // Too large to compile over all states, small enough to expand: built from the
             // explicit graph of the whole game.
             explicit_graph: a.explicit.graph_budget(&clock),
+            order: a.order,
             ..symbolic_options(&clock)
         };
         let encoding = Encoding::with_options(&game, &sym);
