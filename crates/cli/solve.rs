@@ -56,6 +56,8 @@ struct Report<'a> {
     out: Option<String>,
     /// State bits of the encoding (two BDD variables each).
     bits: u32,
+    /// The variable order of the encoding (`auto` resolved).
+    order: Option<Order>,
     /// Whether fluent groups were assumed where the mutex proof gave up (each checked on
     /// every reachable state: a break would have solved again with proven groups).
     assumed_groups: bool,
@@ -172,6 +174,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
         };
         let encoding = Encoding::with_options(&game, &sym);
         layout.bits.store(encoding.num_bits(), Ordering::Relaxed);
+        if let Ok(mut order) = layout.order.lock() {
+            *order = Some(encoding.order());
+        }
         layout.assumed.store(encoding.assumed(), Ordering::Relaxed);
         let opts = SolveOptions {
             layered: a.layered.layered,
@@ -297,6 +302,7 @@ fn print_setup(names: &Names, phases: &[Phase], stopped: &str) -> Result<(), Fai
 struct Layout {
     bits: AtomicU32,
     assumed: AtomicBool,
+    order: std::sync::Mutex<Option<Order>>,
 }
 
 /// Prints the report of a run that solved (some) layers, as JSON or as a table.
@@ -309,6 +315,7 @@ fn report(
 ) -> Result<(), Failure> {
     let bits = layout.bits.load(Ordering::Relaxed);
     let assumed_groups = layout.assumed.load(Ordering::Relaxed);
+    let order = layout.order.lock().map_or(None, |o| *o);
     // The last set-up (a retry sets up again) built from the explicit graph, if it was.
     let explicit_graph = phases
         .iter()
@@ -323,6 +330,7 @@ fn report(
             backend: names.backend.clone(),
             out: names.out.as_ref().map(|p| p.display().to_string()),
             bits,
+            order,
             assumed_groups,
             explicit_graph,
             usage,
@@ -342,7 +350,8 @@ fn report(
             ),
             None => String::new(),
         };
-        println!("{bits} state bits{how}{graph}; {}", usage.text());
+        let order = order.map(|o| format!(", {o:?} order")).unwrap_or_default();
+        println!("{bits} state bits{order}{how}{graph}; {}", usage.text());
         Ok(())
     }
 }
