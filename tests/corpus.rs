@@ -350,8 +350,7 @@ fn a_game_too_large_to_compile_is_solved_from_its_explicit_graph() {
 #[ignore = "corpus: needs the GGP corpus at ../shared/gdl-corpus"]
 fn a_simultaneous_game_of_many_joint_moves_is_counted_one_role_at_a_time() {
     let game = corpus_game("gt_two_thirds_4p.kif");
-    let (code, reach) = run_json(&game, &["reach", "--json", "--time-limit", "120"]);
-    assert_eq!(code, Some(0), "{reach}");
+    let reach = reached(&game, "120");
     assert_eq!(reach["states"], "104060402", "{reach}");
     assert_eq!(reach["terminal"], "104060401", "{reach}");
     assert_eq!(
@@ -368,29 +367,35 @@ fn a_simultaneous_game_of_many_joint_moves_is_counted_one_role_at_a_time() {
 #[ignore = "corpus: needs the GGP corpus at ../shared/gdl-corpus"]
 fn a_simultaneous_maze_gets_its_security_levels() {
     let game = corpus_game("wallmaze.kif");
-    let dir = root().join("target").join("corpus-wallmaze");
-    let _ = std::fs::remove_dir_all(&dir);
-    let (code, solve) = run_json(
-        &game,
-        &[
-            "solve",
-            "--json",
-            "--time-limit",
-            "400",
-            "--out",
-            dir.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(code, Some(0), "{solve}");
+    let solve = solved_and_verified(&game, "400", "300");
     assert_eq!(solve["states"], "38226", "{solve}");
+}
+
+/// `reach --json` of `game` within `limit` seconds, which must finish; its report.
+fn reached(game: &Path, limit: &str) -> serde_json::Value {
+    let (code, reach) = run_json(game, &["reach", "--json", "--time-limit", limit]);
+    assert_eq!(code, Some(0), "{reach}");
+    reach
+}
+
+/// `solve --json --out` of `game` within `solve_limit` seconds, which must finish; then
+/// `verify --solution` of that solution within `verify_limit`, which must agree. Returns the
+/// solve report.
+fn solved_and_verified(game: &Path, solve_limit: &str, verify_limit: &str) -> serde_json::Value {
+    let name = game.file_stem().unwrap().to_str().unwrap();
+    let dir = symgame_testkit::scratch_dir!("corpus", name);
+    let sol = dir.join("sol");
+    let sol = sol.to_str().unwrap();
+    let args = ["solve", "--json", "--time-limit", solve_limit, "--out", sol];
+    let (code, solve) = run_json(game, &args);
+    assert_eq!(code, Some(0), "{solve}");
     assert!(solve["stopped"].is_null(), "{solve}");
-    let solution = dir.to_str().unwrap();
     verify_agrees(
-        &game,
-        &["--time-limit", "300", "--solution", solution],
+        game,
+        &["--solution", sol, "--time-limit", verify_limit],
         &[0],
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    solve
 }
 
 /// firefighter logs one action per step, `(maked ACTION STEP)`: sorted as ground terms all
@@ -403,18 +408,11 @@ fn a_simultaneous_maze_gets_its_security_levels() {
 #[ignore = "corpus: needs the GGP corpus at ../shared/gdl-corpus"]
 fn a_game_whose_term_order_is_exponential_is_solved_in_the_order_measured_best() {
     let game = corpus_game("firefighter.kif");
-    let (code, reach) = run_json(&game, &["reach", "--json", "--time-limit", "60"]);
-    assert_eq!(code, Some(0), "{reach}");
+    let reach = reached(&game, "60");
     assert_eq!(reach["states"], "1125899906842624", "{reach}");
-    let dir = symgame_testkit::scratch_dir!("corpus", "firefighter");
-    let sol = dir.join("sol");
-    let sol = sol.to_str().unwrap();
-    let args = ["solve", "--json", "--time-limit", "60", "--out", sol];
-    let (code, solve) = run_json(&game, &args);
-    assert_eq!(code, Some(0), "{solve}");
+    let solve = solved_and_verified(&game, "60", "120");
     assert_eq!(solve["order"], "given", "{solve}");
     assert_eq!(solve["states"], "1125899906842624", "{solve}");
     let initial = solve["initial"].as_u64().expect("an initial outcome") as usize;
     assert_eq!(solve["outcomes"][initial], serde_json::json!([100]));
-    verify_agrees(&game, &["--solution", sol, "--time-limit", "120"], &[0]);
 }
