@@ -34,7 +34,7 @@ pub struct Args {
     #[command(flatten)]
     engine: EngineArgs<Solving>,
     /// Variable order: auto (heuristic, rules or given, whichever gives the states the explicit
-    /// prefix found the smallest BDD; another than heuristic must be half the size),
+    /// prefix found the smallest BDD; another than heuristic must be a third of its size),
     /// heuristic, rules or given. The solution records its encoding, order included, and
     /// every reader of it uses that.
     #[arg(long, default_value = "auto", value_parser = crate::args::parse_order)]

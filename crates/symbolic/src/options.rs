@@ -31,7 +31,7 @@ pub enum Order {
     /// [`Order::Heuristic`], [`Order::Rules`] or [`Order::Given`], whichever lays out the
     /// reachable states already known ([`SymbolicOptions::known_states`], the explicit prefix
     /// of a search) in the smallest BDD; another order than the heuristic one must be at most
-    /// half its size to be chosen (rules only where building the FORCE order stays within
+    /// a third of its size to be chosen (rules only where building the FORCE order stays within
     /// its budget). Without known states, [`Order::Heuristic`]. Resolved before the encoding
     /// is built ([`Encoding::with_options`](crate::Encoding::with_options)); an encoding asked
     /// for this order directly gets [`Order::Heuristic`].
