@@ -199,24 +199,29 @@ impl ExplicitRun {
             self.frontier = new;
             self.frontier_open = None;
         }
-        if self.stopped.is_none() && self.frontier_open.is_none() {
-            // Checking a state's terminal condition costs a fraction of expanding it: what is
-            // left of the budget, and at least a quarter of it.
-            let left = seconds - started.elapsed().as_secs_f64();
-            self.check_frontier(left.max(seconds / 4.0), &guard);
+        let left = seconds - started.elapsed().as_secs_f64();
+        if self.stopped.is_none() && self.frontier_open.is_none() && left > 0.0 {
+            // Within what is left of the budget only (and a third of it): where the terminal condition is costly
+            // (quarto, merrills) the check would take time from the symbolic layers, which a
+            // game compiled once cuts cheaply; a game compiled within each layer checks the
+            // frontier when it gets there (`frontier_expand`).
+            self.check_frontier(left.min(seconds / 3.0), &guard);
         }
         self.seconds += started.elapsed().as_secs_f64();
     }
 
     /// Sorts the frontier's non-terminal states first and counts them
-    /// ([`Self::frontier_layer`]), unless that takes longer than `seconds` or a limit passes.
+    /// ([`Self::frontier_layer`]), unless that is predicted (from the states checked so far)
+    /// to take longer than `seconds`, or a limit passes.
     fn check_frontier(&mut self, seconds: f64, guard: &Guard) {
         let started = Instant::now();
         let r = &self.prefix.reasoner;
         let mut open = 0;
-        for i in 0..self.frontier.len() {
-            if i % 64 == 0 && (guard.check().is_err() || started.elapsed().as_secs_f64() > seconds)
-            {
+        let n = self.frontier.len();
+        for i in 0..n {
+            // Given up as soon as the whole check is predicted to take longer.
+            let late = || started.elapsed().as_secs_f64() * n as f64 > seconds * i.max(1) as f64;
+            if i % 64 == 0 && (guard.check().is_err() || (i > 0 && late())) {
                 return;
             }
             if !r.is_terminal(&self.frontier[i]) {
