@@ -103,7 +103,8 @@ pub struct MutexBudget {
     /// assumption.
     pub known_states: Option<std::sync::Arc<Vec<Vec<usize>>>>,
     /// The variable order of the plain encoding the proof checks its claims in (the order the
-    /// game will be encoded in: a bad one can make the invariant itself too large).
+    /// game will be encoded in, heuristic where it is chosen after the proof: a bad one can
+    /// make the invariant itself too large).
     pub order: Order,
 }
 

@@ -201,10 +201,10 @@ impl ExplicitRun {
         }
         let left = seconds - started.elapsed().as_secs_f64();
         if self.stopped.is_none() && self.frontier_open.is_none() && left > 0.0 {
-            // Within what is left of the budget only (and a third of it): where the terminal condition is costly
-            // (quarto, merrills) the check would take time from the symbolic layers, which a
-            // game compiled once cuts cheaply; a game compiled within each layer checks the
-            // frontier when it gets there (`frontier_expand`).
+            // Within what is left of the budget only, and a third of it: where the terminal
+            // condition is costly (quarto, merrills) the check would take time from the
+            // symbolic layers, which a game compiled once cuts cheaply; a game compiled within
+            // each layer checks the frontier when it gets there (`frontier_expand`).
             self.check_frontier(left.min(seconds / 3.0), &guard);
         }
         self.seconds += started.elapsed().as_secs_f64();
@@ -220,7 +220,7 @@ impl ExplicitRun {
         let n = self.frontier.len();
         for i in 0..n {
             // Given up as soon as the whole check is predicted to take longer.
-            let late = || started.elapsed().as_secs_f64() * n as f64 > seconds * i.max(1) as f64;
+            let late = || started.elapsed().as_secs_f64() * n as f64 > seconds * i as f64;
             if i % 64 == 0 && (guard.check().is_err() || (i > 0 && late())) {
                 return;
             }

@@ -511,7 +511,7 @@ fn assignments_are_the_minterms_of_states() {
 
 /// The layer after the last one an explicit run expands is counted too (its states and
 /// terminal states), as explicit exploration counts it, wherever the run stops (none when the
-/// run expanded every layer).
+/// run expanded every layer, or had no time left for the check).
 #[test]
 fn an_explicit_run_counts_the_layer_after_its_last() {
     for name in ["tictactoe", "nim_3_4_5", "connect4_4x4"] {
@@ -523,5 +523,9 @@ fn an_explicit_run_counts_the_layer_after_its_last() {
             let want = want.get(k).map(|l| (l.states, l.terminal));
             assert_eq!(run.frontier_layer(), want, "{name}, {max_states}");
         }
+        // With no time left, nothing is expanded and the first layer is not checked either.
+        let run = ExplicitPrefix::new(&game, usize::MAX, 0.0).run(&Limits::default());
+        assert!(run.layers.is_empty(), "{name}");
+        assert_eq!(run.frontier_layer(), None, "{name}");
     }
 }
