@@ -142,13 +142,16 @@ def main():
         with open(a.results) as f:
             kept = {r["game"]: r for r in json.load(f)}
     rows = [kept.get(g) for g in names]
+    # With --only, the kept results of the other games stay in the files.
+    others = [r for g, r in kept.items() if g not in set(names)]
 
     def save():
-        text, ok = table(rows, a)
+        every = sorted([r for r in rows if r] + others, key=lambda r: r["game"])
+        text, ok = table(every, a)
         if a.out:
             write_atomically(a.out, text)
         if a.results:
-            write_atomically(a.results, json.dumps([r for r in rows if r], indent=1))
+            write_atomically(a.results, json.dumps(every, indent=1))
         return text, ok
 
     todo = [i for i, r in enumerate(rows) if r is None]

@@ -1,16 +1,19 @@
 //! Kernel benchmarks, per backend: building an n-queens BDD (many `and`/`and_not` on a
-//! growing BDD), and one image step `rename(exists x. S(x) & T(x, x'), x' -> x)` on a random
-//! guarded-update relation with interleaved variables (the inner loop of symbolic search).
+//! growing BDD), one image step `rename(exists x. S(x) & T(x, x'), x' -> x)` on a random
+//! guarded-update relation with interleaved variables (the inner loop of symbolic search), and
+//! importing the node table of a set of random states on two threads (how the explicit prefix's
+//! layers enter the engine: one tiny operation a node).
 //!
 //! Run with `cargo bench -p symgame-bdd --bench kernels`.
 
 // criterion's `criterion_group!` defines undocumented functions.
 #![allow(missing_docs)]
 
+use std::collections::HashMap;
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig, OxiddEngine, VarSet};
+use symgame_bdd::{BddEngine, BddNodes, BiodivineEngine, EngineConfig, OxiddEngine, Var, VarSet};
 use symgame_testkit::queens;
 
 /// A tiny deterministic generator (no extra dependency).
@@ -71,6 +74,66 @@ fn image<E: BddEngine>(e: &E, states: &E::Bdd, trans: &E::Bdd, bits: u32) -> E::
     e.rename(&img, &to_current).unwrap()
 }
 
+/// A node table being built: its nodes, and each node's index by its `(var, low, high)`.
+type Building = (Vec<(Var, u32, u32)>, HashMap<(Var, u32, u32), u32>);
+
+/// The reduced node table of the set `codes` (sorted, distinct) of `bits`-bit codes, the
+/// first bit at variable 0: children before parents, 0 and 1 the constants.
+fn states_table(codes: &[u64], bits: u32) -> BddNodes {
+    fn node(
+        codes: &[u64],
+        level: u32,
+        bits: u32,
+        table: &mut Building,
+    ) -> u32 {
+        if codes.is_empty() || level == bits {
+            return u32::from(!codes.is_empty());
+        }
+        let split = codes.partition_point(|c| c >> (bits - 1 - level) & 1 == 0);
+        let low = node(&codes[..split], level + 1, bits, table);
+        let high = node(&codes[split..], level + 1, bits, table);
+        if low == high {
+            return low;
+        }
+        let (nodes, unique) = table;
+        *unique.entry((level, low, high)).or_insert_with(|| {
+            nodes.push((level, low, high));
+            nodes.len() as u32 + 1
+        })
+    }
+    let mut table = (Vec::new(), HashMap::new());
+    let root = node(codes, 0, bits, &mut table);
+    BddNodes {
+        num_vars: bits,
+        nodes: table.0,
+        root,
+    }
+}
+
+fn bench_import<E: BddEngine>(c: &mut Criterion, name: &str) {
+    let bits = 60;
+    let mut rng = Lcg(0x1e4f);
+    let mut codes: Vec<u64> = (0..20_000)
+        .map(|_| rng.next() << 31 ^ rng.next())
+        .map(|c| c & ((1 << bits) - 1))
+        .collect();
+    codes.sort_unstable();
+    codes.dedup();
+    let table = states_table(&codes, bits);
+    let cfg = EngineConfig {
+        threads: 2,
+        node_capacity: 1 << 22,
+        cache_capacity: 1 << 20,
+    };
+    c.bench_function(&format!("import20k/{name}"), |b| {
+        b.iter_batched(
+            || E::new(bits, &cfg).unwrap(),
+            |e| black_box(e.node_count(&e.import(&table).unwrap())),
+            BatchSize::PerIteration,
+        )
+    });
+}
+
 fn bench_engine<E: BddEngine>(c: &mut Criterion, name: &str) {
     // A fresh engine per iteration (built untimed), so that oxidd's apply cache does not
     // turn repeated iterations into cache hits.
@@ -103,6 +166,8 @@ fn bench_engine<E: BddEngine>(c: &mut Criterion, name: &str) {
 fn kernels(c: &mut Criterion) {
     bench_engine::<BiodivineEngine>(c, "biodivine");
     bench_engine::<OxiddEngine>(c, "oxidd");
+    bench_import::<BiodivineEngine>(c, "biodivine");
+    bench_import::<OxiddEngine>(c, "oxidd");
 }
 
 criterion_group! {

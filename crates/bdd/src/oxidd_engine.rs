@@ -10,7 +10,7 @@ use oxidd::bdd::{BDDFunction, BDDManagerRef};
 use oxidd::util::{AllocResult, FxHasher, OptBool, SatCountCache};
 use oxidd::{
     BooleanFunction, BooleanFunctionQuant, BooleanOperator, Function, FunctionSubst, HasLevel,
-    InnerNode, Manager, ManagerRef, Node, NodeID, Subst,
+    HasWorkers, InnerNode, Manager, ManagerRef, Node, NodeID, Subst, WorkerPool,
 };
 
 use crate::{
@@ -441,20 +441,31 @@ impl BddEngine for OxiddEngine {
 
     fn import(&self, nodes: &BddNodes) -> BddResult<OxiddBdd> {
         nodes.validate(self.num_vars)?;
-        let mut done: Vec<BDDFunction> = Vec::with_capacity(nodes.nodes.len() + 2);
-        done.push(self.f.clone());
-        done.push(self.t.clone());
-        for &(var, low, high) in &nodes.nodes {
-            let (v, l, h) = (
-                &self.pos[var as usize],
-                &done[low as usize],
-                &done[high as usize],
-            );
-            // Equal to inserting the node when the table is ordered; correct in any case.
-            let r = self.retry(|| v.ite(h, l))?;
-            done.push(r);
+        // One tiny operation a node. Run from outside the worker pool, every operation that
+        // splits (with more than one thread) hands its work to a worker and waits for it:
+        // 18 s for a table of 1.45 M nodes on two threads, against 0.9 s run inside the pool.
+        let import = || {
+            let mut done: Vec<BDDFunction> = Vec::with_capacity(nodes.nodes.len() + 2);
+            done.push(self.f.clone());
+            done.push(self.t.clone());
+            for &(var, low, high) in &nodes.nodes {
+                let (v, l, h) = (
+                    &self.pos[var as usize],
+                    &done[low as usize],
+                    &done[high as usize],
+                );
+                // Equal to inserting the node when the table is ordered; correct in any case.
+                let r = self.retry(|| v.ite(h, l))?;
+                done.push(r);
+            }
+            Ok(OxiddBdd(done.swap_remove(nodes.root as usize)))
+        };
+        let workers = self.manager.workers();
+        if workers.current_num_threads() > 1 {
+            workers.install(import)
+        } else {
+            import()
         }
-        Ok(OxiddBdd(done.swap_remove(nodes.root as usize)))
     }
 
     fn stats(&self) -> EngineStats {
