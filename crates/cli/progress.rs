@@ -9,7 +9,6 @@
 use crate::output::peak_memory_bytes;
 use indicatif::{HumanCount, ProgressBar, ProgressState, ProgressStyle};
 use num_bigint::BigUint;
-use std::cell::Cell;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -38,7 +37,7 @@ pub struct Progress {
     /// The bar; hidden (draws nothing) when progress is off.
     bar: ProgressBar,
     /// Whether the bar shows a known number of steps (else a spinner).
-    counted: Cell<bool>,
+    counted: AtomicBool,
     /// The set-up log whose running phase is shown until the first layer is reported.
     setup: Option<SetupLog>,
     /// Whether a layer (or a checked state) was reported: then the set-up phase is not shown.
@@ -66,7 +65,7 @@ impl Progress {
         };
         let p = Progress {
             bar,
-            counted: Cell::new(false),
+            counted: AtomicBool::new(false),
             setup,
             started: Arc::new(AtomicBool::new(false)),
         };
@@ -120,7 +119,7 @@ impl Progress {
         if self.bar.is_hidden() {
             return;
         }
-        if self.counted.replace(len.is_some()) != len.is_some() {
+        if self.counted.swap(len.is_some(), Ordering::Relaxed) != len.is_some() {
             self.bar.set_style(self.style(len.is_some()));
         }
         if let Some(len) = len {

@@ -80,12 +80,7 @@ type Building = (Vec<(Var, u32, u32)>, HashMap<(Var, u32, u32), u32>);
 /// The reduced node table of the set `codes` (sorted, distinct) of `bits`-bit codes, the
 /// first bit at variable 0: children before parents, 0 and 1 the constants.
 fn states_table(codes: &[u64], bits: u32) -> BddNodes {
-    fn node(
-        codes: &[u64],
-        level: u32,
-        bits: u32,
-        table: &mut Building,
-    ) -> u32 {
+    fn node(codes: &[u64], level: u32, bits: u32, table: &mut Building) -> u32 {
         if codes.is_empty() || level == bits {
             return u32::from(!codes.is_empty());
         }

@@ -159,7 +159,7 @@ impl Backend {
     ///
     /// This is how callers write generic code once ([`EngineJob::run`] is generic over
     /// [`BddEngine`]) and pick the engine at runtime.
-    pub fn run<R, J: EngineJob<R>>(
+    pub fn run<R: Send, J: EngineJob<R> + Send>(
         self,
         num_vars: u32,
         config: &EngineConfig,
@@ -167,7 +167,7 @@ impl Backend {
     ) -> BddResult<R> {
         match self {
             Backend::Biodivine => Ok(job.run(BiodivineEngine::new(num_vars, config)?)),
-            Backend::Oxidd => Ok(job.run(OxiddEngine::new(num_vars, config)?)),
+            Backend::Oxidd => Ok(OxiddEngine::new(num_vars, config)?.run_job(job)),
         }
     }
 }
@@ -199,7 +199,7 @@ pub trait EngineJob<R> {
 }
 
 /// Create an engine of `backend` and run `job` on it (same as [`Backend::run`]).
-pub fn run_with<R, J: EngineJob<R>>(
+pub fn run_with<R: Send, J: EngineJob<R> + Send>(
     backend: Backend,
     num_vars: u32,
     config: &EngineConfig,

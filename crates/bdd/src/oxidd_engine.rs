@@ -70,6 +70,17 @@ impl fmt::Debug for OxiddBdd {
 }
 
 impl OxiddEngine {
+    /// Runs `job` on this engine from inside its worker pool (see [`Backend::run`]).
+    pub(crate) fn run_job<R: Send, J: crate::EngineJob<R> + Send>(self, job: J) -> R {
+        let manager = self.manager.clone();
+        let workers = manager.workers();
+        if workers.current_num_threads() > 1 {
+            workers.install(move || job.run(self))
+        } else {
+            job.run(self)
+        }
+    }
+
     fn oom(&self) -> BddError {
         BddError::OutOfMemory {
             backend: Backend::Oxidd,

@@ -107,7 +107,7 @@ pub fn export(
     game: &GroundGame,
     out: &Path,
     opts: &ExportOptions,
-    progress: impl FnMut(&SolveStats),
+    progress: impl FnMut(&SolveStats) + Send,
 ) -> Result<Exported> {
     // A solution's BDDs are over the encoding its manifest records (older manifests: the one
     // the options give, as before).

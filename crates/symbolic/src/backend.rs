@@ -53,7 +53,10 @@ impl<'a> Setup<'a> {
 
     /// Creates an engine of the backend with the encoding's variables, compiles the game in
     /// it and runs `job`.
-    pub fn run<T, Er: From<SymbolicError>>(self, job: impl GameJob<T, Er>) -> Result<T, Er> {
+    pub fn run<T: Send, Er: From<SymbolicError> + Send>(
+        self,
+        job: impl GameJob<T, Er> + Send,
+    ) -> Result<T, Er> {
         let n = self.encoding.num_vars();
         let (backend, config) = (self.backend, self.config);
         let job = Compiled { setup: self, job };

@@ -17,16 +17,31 @@ pub(crate) fn states_bdd<'a, E: BddEngine>(
     enc: &Encoding,
     states: impl Iterator<Item = &'a State>,
 ) -> BddResult<Option<E::Bdd>> {
-    let mut codes: Vec<Box<[u64]>> = Vec::new();
-    for s in states {
-        let Some(code) = state_code(enc, s) else {
-            return Ok(None);
-        };
-        codes.push(code);
+    match states_codes(enc, states) {
+        Some(codes) => codes_states_bdd(e, enc, codes).map(Some),
+        None => Ok(None),
     }
+}
+
+/// The codes of `states` under `enc` ([`state_code`]); `None` if a state breaks a group of the
+/// encoding.
+pub(crate) fn states_codes<'a>(
+    enc: &Encoding,
+    states: impl Iterator<Item = &'a State>,
+) -> Option<Vec<Box<[u64]>>> {
+    states.map(|s| state_code(enc, s)).collect()
+}
+
+/// The BDD (over the current-state variables of `enc`) of the states of `codes`
+/// ([`states_codes`]).
+pub(crate) fn codes_states_bdd<E: BddEngine>(
+    e: &E,
+    enc: &Encoding,
+    codes: Vec<Box<[u64]>>,
+) -> BddResult<E::Bdd> {
     let vars: Vec<Var> = (0..enc.num_bits()).map(Encoding::current_bit_var).collect();
     let mut unbounded = usize::MAX;
-    codes_bdd(e, &vars, codes, &mut unbounded).map(Some)
+    codes_bdd(e, &vars, codes, &mut unbounded)
 }
 
 /// The code of explicit state `s` under `enc`, bit `b` as bit `63 - b % 64` of word `b / 64`

@@ -6,8 +6,9 @@
 //! compiled relation pays its whole size per image. The first layers of most games hold a few
 //! states, which the explicit reasoner expands in microseconds each. So before the symbolic
 //! set-up, [`ExplicitPrefix::run`] expands the first layers explicitly while a layer has at
-//! most [`ExplicitPrefix::max_states`] states and its expansion fits (as predicted from the
-//! seconds per state of the layer before) in what is left of [`ExplicitPrefix::max_seconds`].
+//! most [`ExplicitPrefix::max_states`] states (and is predicted to have at most four times as
+//! many successors) and its expansion fits (as predicted from the seconds per state of the
+//! layer before) in what is left of [`ExplicitPrefix::max_seconds`].
 //! The breadth-first search then replays each explicit step: the layer's non-terminal states
 //! and their successors are built as BDDs straight from the state lists (a reduced node table
 //! from the sorted codes, imported into the engine), and the search goes on with exactly the
@@ -24,7 +25,7 @@ use symgame_explicit::{for_each_joint_move, MoveId, Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_limits::{Guard, Limits, StopReason};
 
-use crate::codes::states_bdd;
+use crate::codes::{codes_states_bdd, states_bdd, states_codes};
 use crate::encoding::Encoding;
 
 /// How the first layers of a search are expanded explicitly (see the module documentation).
@@ -34,12 +35,17 @@ pub struct ExplicitPrefix {
     created: Instant,
     /// The largest layer expanded explicitly before the set-up, in states.
     pub max_states: usize,
+    /// The most successors a layer expanded explicitly may have, predicted from the
+    /// successors per state of the layer before (replaying a step builds their BDD state by
+    /// state); four times [`Self::max_states`] unless set.
+    pub max_successors: usize,
     /// The longest the explicit run before the set-up may take, in seconds; a layer
     /// predicted to take longer than what is left, or running past it, ends the run (the
     /// layer is expanded symbolically).
     pub max_seconds: f64,
     /// For a game compiled within each layer (whose symbolic layers are slow), the run goes on
-    /// after the set-up up to layers of this many states, in at most `max_seconds` more.
+    /// after the set-up up to layers of this many states and successors, in at most
+    /// `max_seconds` more.
     pub layerwise_states: usize,
 }
 
@@ -61,6 +67,8 @@ pub struct ExplicitRun {
     seen: HashSet<State>,
     /// Seconds per state of the last expansion.
     per_state: f64,
+    /// Distinct successors per state of the last expansion.
+    branching: f64,
     /// Whether `frontier` is still the layer after the last step (no step dropped or cleared,
     /// and its non-terminal states not yet handed out by [`Self::frontier_expand`]).
     frontier_next: bool,
@@ -84,6 +92,7 @@ impl ExplicitPrefix {
             max_states,
             max_seconds,
             layerwise_states: max_states.saturating_mul(4),
+            max_successors: max_states.saturating_mul(4),
         }
     }
 
@@ -101,13 +110,15 @@ impl ExplicitPrefix {
             seen: HashSet::from([init.clone()]),
             frontier: vec![init],
             per_state: 0.0,
+            branching: 0.0,
             frontier_next: true,
             frontier_open: None,
             layers: Vec::new(),
             seconds: 0.0,
             stopped: None,
         };
-        run.extend(max_states, left, limits);
+        let max_successors = run.prefix.max_successors;
+        run.extend(max_states, max_successors, left, limits);
         run
     }
     /// The non-terminal states of `layer` and their successors; `Ok(None)` when that takes
@@ -163,9 +174,10 @@ impl ExplicitPrefix {
 }
 
 impl ExplicitRun {
-    /// Goes on expanding layers explicitly while each has at most `max_states` states and is
-    /// predicted to fit in `seconds` from now (nothing if a limit ended the run).
-    fn extend(&mut self, max_states: usize, seconds: f64, limits: &Limits) {
+    /// Goes on expanding layers explicitly while each has at most `max_states` states, is
+    /// predicted to have at most `max_successors` successors (as many per state as the layer
+    /// before) and to fit in `seconds` from now (nothing if a limit ended the run).
+    fn extend(&mut self, max_states: usize, max_successors: usize, seconds: f64, limits: &Limits) {
         let guard = Guard::new(limits);
         let started = guard.started;
         while self.stopped.is_none()
@@ -173,7 +185,8 @@ impl ExplicitRun {
             && self.frontier.len() <= max_states
         {
             let left = seconds - started.elapsed().as_secs_f64();
-            if self.per_state * self.frontier.len() as f64 > left {
+            let n = self.frontier.len() as f64;
+            if self.per_state * n > left || self.branching * n > max_successors as f64 {
                 break;
             }
             let layer_started = Instant::now();
@@ -187,6 +200,7 @@ impl ExplicitRun {
             };
             let n = self.frontier.len();
             self.per_state = layer_started.elapsed().as_secs_f64() / n as f64;
+            self.branching = step.successors.len() as f64 / n as f64;
             self.layers.push((n as u64, (n - step.expand.len()) as u64));
             let new: Vec<State> = step
                 .successors
@@ -284,22 +298,29 @@ impl ExplicitRun {
     }
 
     /// For a game compiled within each layer: goes on up to layers of
-    /// [`ExplicitPrefix::layerwise_states`] states, in at most
-    /// [`ExplicitPrefix::max_seconds`] more and a third of the time limit.
+    /// [`ExplicitPrefix::layerwise_states`] states (and [`ExplicitPrefix::max_successors`]
+    /// successors), in at most [`ExplicitPrefix::max_seconds`] more and a third of the time
+    /// limit. The successors are bounded because each step is replayed as BDDs built state by
+    /// state, which costs about a tenth of a microsecond a state and bit and, where the
+    /// encoding shares little between states (rubiksCube: 49 nodes a state), can take longer
+    /// than the layers it saves.
     pub(crate) fn extend_for_layerwise(&mut self, limits: &Limits) {
         let third = limits
             .time_limit
             .map_or(f64::INFINITY, |t| t.as_secs_f64() / 3.0);
         let seconds = self.prefix.max_seconds.min(third);
-        self.extend(self.prefix.layerwise_states, seconds, limits);
+        let (states, successors) = (self.prefix.layerwise_states, self.prefix.max_successors);
+        self.extend(states, successors, seconds, limits);
     }
 
     /// The next layer's step as BDDs (its non-terminal states, their successors), if the run
-    /// expanded it; `None` once the run is replayed.
+    /// expanded it; `None` once the run is replayed. `on_expand` sees the non-terminal states
+    /// before the successors are built (the larger set, by the layer's branching factor).
     pub(crate) fn next_step<E: BddEngine>(
         &mut self,
         e: &E,
         enc: &Encoding,
+        on_expand: &mut dyn FnMut(&E::Bdd),
     ) -> BddResult<Option<(E::Bdd, E::Bdd)>> {
         // The node table is built recursively, one level a bit.
         const MAX_BITS: u32 = 4096;
@@ -311,10 +332,16 @@ impl ExplicitRun {
             return Ok(None);
         };
         match (
-            states_bdd(e, enc, step.expand.iter())?,
-            states_bdd(e, enc, step.successors.iter())?,
+            states_codes(enc, step.expand.iter()),
+            states_codes(enc, step.successors.iter()),
         ) {
-            (Some(expand), Some(union)) => Ok(Some((expand, union))),
+            (Some(expand), Some(successors)) => {
+                drop(step);
+                let expand = codes_states_bdd(e, enc, expand)?;
+                on_expand(&expand);
+                let union = codes_states_bdd(e, enc, successors)?;
+                Ok(Some((expand, union)))
+            }
             _ => {
                 // A state outside the encoding's proven groups: impossible while the reasoner
                 // and the mutex proof agree; the symbolic steps decide from here.

@@ -203,8 +203,9 @@ pub(crate) fn next_layer<E: BddEngine>(
     }
     let mut images = Vec::new();
     let mut expand = None;
+    // An explicit step reports its non-terminal states before it builds their successors.
     let step = match &mut bfs.explicit {
-        Some(run) => run.next_step(e, g.encoding())?,
+        Some(run) => run.next_step(e, g.encoding(), on_expand)?,
         None => None,
     };
     // Compiled within each layer, the first layer after the explicit steps has its terminal
@@ -215,7 +216,6 @@ pub(crate) fn next_layer<E: BddEngine>(
     };
     let union = match (&step, g.layerwise()) {
         (Some((x, union)), _) => {
-            on_expand(x);
             expand = Some(x.clone());
             union.clone()
         }
@@ -399,9 +399,9 @@ fn reach_impl<E: BddEngine>(
                 break;
             }
         };
-        // The layer's row is added as soon as its non-terminal states are known (before its
-        // image, which may not finish within the limits): its states and terminal states are
-        // final then.
+        // The layer's row is added, and reported, as soon as its non-terminal states are known
+        // (before its image, which may not finish within the limits, or even return before
+        // the watchdog ends the process): its states and terminal states are final then.
         let mut counted = false;
         let mut count_layer = |expand: &E::Bdd| {
             let terminal = &states - g.count(expand);
@@ -415,6 +415,7 @@ fn reach_impl<E: BddEngine>(
             });
             stats.seconds = guard.started.elapsed().as_secs_f64();
             counted = true;
+            progress(&stats);
         };
         let stepped = if hit {
             // The goal layer is kept but not expanded.

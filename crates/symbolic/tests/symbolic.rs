@@ -45,6 +45,9 @@ fn reach_with_prefix(
                 let mut prefix = ExplicitPrefix::new(game, n, 1e9);
                 // Further after the set-up when compiled within each layer.
                 prefix.layerwise_states = n.saturating_mul(10);
+                // Bounded by states only, which the caller checks layer by layer (the bound
+                // on successors has its own test).
+                prefix.max_successors = usize::MAX;
                 prefix.run(limits)
             }),
             progress,
@@ -506,6 +509,21 @@ fn assignments_are_the_minterms_of_states() {
             assert_eq!(e.pick_minterm(&g.state(&fl).unwrap()), Some(a.clone()));
             assert_eq!(enc.fluents_of(&a), fl);
         }
+    }
+}
+
+/// An explicit run does not expand a layer predicted (from the successors per state of the
+/// layer before) to have more successors than `max_successors`: on tictactoe (layers of 1, 9,
+/// 72 and 252 states; 9, then 8 successors a state), a bound of 100 expands the first two
+/// layers, the 72 states of the third are counted and left to the symbolic search.
+#[test]
+fn an_explicit_run_bounds_the_successors_of_the_layers_it_expands() {
+    let game = load_game("tictactoe");
+    for (bound, expanded) in [(100, 2), (575, 2), (576, 3), (usize::MAX, 10)] {
+        let mut prefix = ExplicitPrefix::new(&game, usize::MAX, 1e9);
+        prefix.max_successors = bound;
+        let run = prefix.run(&Limits::default());
+        assert_eq!(run.layers.len(), expanded, "bound {bound}");
     }
 }
 

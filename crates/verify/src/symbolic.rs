@@ -55,7 +55,9 @@ pub(crate) fn symbolic_side(
     let side = |enc: Encoding, explicit: Option<ExplicitRun>| {
         let job = Job {
             game,
-            reasoner,
+            // A clone of its own (the reasoner's scratch space is per clone): the job runs
+            // on the engine's worker thread.
+            reasoner: reasoner.clone(),
             opts,
             guard,
             enc: enc.clone(),
@@ -101,7 +103,7 @@ const PREFIX_SECONDS: f64 = 3.0;
 
 struct Job<'a> {
     game: &'a GroundGame,
-    reasoner: &'a Reasoner,
+    reasoner: Reasoner,
     opts: &'a VerifyOptions,
     guard: &'a Guard<'a>,
     enc: Encoding,
@@ -131,7 +133,7 @@ impl EngineJob<Result<SymbolicSide, Error>> for Job<'_> {
         let reachable = g.count(&reached);
         let per_role = values_per_role(&g, kind, &classes, &reached, &limits)?;
         let (mode, states, explicit_states) = if reachable <= BigUint::from(opts.states.all_limit) {
-            let all = reachable_states(self.reasoner);
+            let all = reachable_states(&self.reasoner);
             let n = all.len() as u64;
             (Mode::All, all, Some(n))
         } else {

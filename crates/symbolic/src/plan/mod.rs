@@ -92,7 +92,7 @@ pub fn plan_with_backend(
     opts: &SymbolicOptions,
     plan: &PlanOptions,
     limits: &Limits,
-    progress: impl FnMut(&PlanStats),
+    progress: impl FnMut(&PlanStats) + Send,
 ) -> Result<PlanOutcome, PlanError> {
     let role = match plan.role {
         None if game.roles.len() == 1 => 0,
