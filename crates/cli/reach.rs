@@ -215,7 +215,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         let setup = a.engine.setup(&game, encoding, &config, &opts);
         let explicit_done = explicit.as_ref().map(explicit_layers).unwrap_or_default();
         let stats = setup.run(ReachJob {
-            limits: &limits,
+            settings: &limits,
             explicit,
             progress: |s: &ReachStats| {
                 progress.reach(s);

@@ -182,7 +182,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         };
         let setup = a.engine.setup(&game, encoding, &config, &sym);
         let solving = SolveJob {
-            opts: &opts,
+            settings: &opts,
             explicit,
             progress: |s: &SolveStats| {
                 progress.solve(s);

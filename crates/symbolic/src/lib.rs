@@ -68,7 +68,7 @@ mod profile;
 mod reach;
 mod solve;
 
-pub use backend::{GameJob, Setup};
+pub use backend::{GameJob, LayerJob, Setup};
 pub use compile::JointMove;
 pub use encoding::{Encoding, FluentGroup};
 pub use error::SymbolicError;

@@ -195,7 +195,7 @@ fn an_explicit_run_past_a_broken_group_keeps_the_layers_before_the_break() {
         let run = ExplicitPrefix::new(&game, usize::MAX, 1e9).run(&limits);
         assert_eq!(run.layers.len(), want.len(), "the run holds every layer");
         let job = ReachJob {
-            limits: &limits,
+            settings: &limits,
             explicit: Some(run),
             progress: |_: &ReachStats| {},
         };
