@@ -67,6 +67,8 @@ mod prefix;
 mod profile;
 mod reach;
 mod solve;
+#[cfg(test)]
+mod test_support;
 
 pub use backend::{GameJob, LayerJob, Setup};
 pub use compile::JointMove;
