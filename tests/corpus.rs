@@ -125,8 +125,7 @@ fn a_time_limit_ends_even_a_single_endless_bdd_operation() {
 #[ignore = "corpus: needs the GGP corpus at ../shared/gdl-corpus"]
 fn the_explicit_layers_are_reported_when_the_symbolic_set_up_stops() {
     let game = corpus_game("mummymaze1p.kif");
-    let run = |args: &[&str]| run_json(&game, args);
-    let (code, reach) = run(&["reach", "--json", "--threads", "1", "--time-limit", "8"]);
+    let (code, reach) = reach_json(&game, "8");
     assert_eq!(code, Some(3));
     let how = reach["partitioning"].as_str().unwrap_or_default();
     assert!(
@@ -137,20 +136,8 @@ fn the_explicit_layers_are_reported_when_the_symbolic_set_up_stops() {
         .contains(&how),
         "{how}"
     );
-    let (_, explore) = run(&["explore", "--json", "--time-limit", "5"]);
-    let counts = |v: &serde_json::Value| -> Vec<(String, String)> {
-        v["layers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|l| {
-                (
-                    l["states"].to_string().replace('"', ""),
-                    l["terminal"].to_string().replace('"', ""),
-                )
-            })
-            .collect()
-    };
+    let (_, explore) = run_json(&game, &["explore", "--json", "--time-limit", "5"]);
+    let counts = |v| layer_counts(v, &["states", "terminal"]);
     let (got, want) = (counts(&reach), counts(&explore));
     assert!(got.len() >= 5, "{got:?}");
     let n = got.len().min(want.len());
@@ -188,8 +175,7 @@ fn corpus_simultaneous_and_three_role_games_are_solved_and_verified() {
 #[ignore = "corpus: needs the GGP corpus at ../shared/gdl-corpus"]
 fn assumed_groups_checked_by_the_search_give_exact_counts() {
     let game = corpus_game("mummymaze2p.kif");
-    let run = |args: &[&str]| run_json(&game, args);
-    let (code, reach) = run(&["reach", "--json", "--threads", "1", "--time-limit", "300"]);
+    let (code, reach) = reach_json(&game, "300");
     assert_eq!(code, Some(0), "{reach}");
     let mutex = reach["setup_phases"]
         .as_array()
@@ -204,16 +190,9 @@ fn assumed_groups_checked_by_the_search_give_exact_counts() {
             .contains("assumed"),
         "{mutex}"
     );
-    let (code, explore) = run(&["explore", "--json", "--time-limit", "300"]);
+    let (code, explore) = run_json(&game, &["explore", "--json", "--time-limit", "300"]);
     assert_eq!(code, Some(0), "{explore}");
-    let states = |v: &serde_json::Value| -> Vec<String> {
-        v["layers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|l| l["states"].to_string().replace('"', ""))
-            .collect()
-    };
+    let states = |v| layer_counts(v, &["states"]);
     assert_eq!(states(&reach), states(&explore));
     assert_eq!(reach["states"].to_string().replace('"', ""), "145877");
 }
@@ -288,6 +267,29 @@ fn run_json(game: &Path, args: &[&str]) -> (Option<i32>, serde_json::Value) {
     let json: serde_json::Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
     (out.status.code(), json)
+}
+
+/// Runs `symgame reach --json --threads 1 --time-limit SECONDS` on `game`.
+fn reach_json(game: &Path, seconds: &str) -> (Option<i32>, serde_json::Value) {
+    run_json(
+        game,
+        &["reach", "--json", "--threads", "1", "--time-limit", seconds],
+    )
+}
+
+/// Each layer's `fields` of a `reach` or `explore` JSON report, as decimal text.
+fn layer_counts(report: &serde_json::Value, fields: &[&str]) -> Vec<Vec<String>> {
+    report["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            fields
+                .iter()
+                .map(|&f| l[f].to_string().replace('"', ""))
+                .collect()
+        })
+        .collect()
 }
 
 /// Single-player puzzles whose "some move is legal" is huge over all states (most of them

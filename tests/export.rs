@@ -13,7 +13,7 @@ use symgame_ground::{GroundGame, GroundTerm};
 use symgame_symbolic::{
     solve, Encoding, GameKind, LayeredMode, Limits, SolveOptions, SymbolicGame, SymbolicOptions,
 };
-use symgame_testkit::{load_game as game, ExplicitGraph, Minimax};
+use symgame_testkit::{load_game as game, solved_in_memory, ExplicitGraph, Minimax};
 
 use crate::symgame;
 
@@ -67,11 +67,7 @@ fn check_game(name: &str, whole_set: bool) {
     let enc = Encoding::with_options(&g, &SymbolicOptions::default());
     let engine = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
     let sg = SymbolicGame::new(&engine, &g, enc, &SymbolicOptions::default()).unwrap();
-    let solve_opts = SolveOptions {
-        keep_classes: true,
-        ..SolveOptions::default()
-    };
-    let solved = solve(&sg, &solve_opts, |_| {}).unwrap();
+    let solved = solved_in_memory(&sg);
     assert_eq!(solved.stats.kind, done.solve.kind, "{name}");
 
     let r = Reasoner::new(&g);

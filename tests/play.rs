@@ -1,7 +1,7 @@
 //! `symgame play` through standard input: scripted games against the engine and the engine
 //! against itself, ending as the table says; bad moves refused, the end of input a clean end.
 
-use crate::symgame;
+use crate::{assert_shows, symgame};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -89,9 +89,9 @@ fn a_scripted_game_against_the_table_ends_as_the_table_says() {
     let out = play_ok(&format!("gdl/tictactoe.kif --db {db}"), every_cell());
     // The start is a draw; the script (cells in order) makes a losing move at some point, and
     // then the table says in how many moves the engine wins: it wins in exactly that many.
-    assert!(
-        out.contains("value     xplayer: draw (50/50); oplayer: draw (50/50)"),
-        "{out}"
+    assert_shows(
+        &out,
+        "value     xplayer: draw (50/50); oplayer: draw (50/50)",
     );
     let (moves, line) = moves_after(&out, "oplayer: wins in ").expect("the script loses");
     let promised: usize = line
@@ -102,12 +102,9 @@ fn a_scripted_game_against_the_table_ends_as_the_table_says() {
         .unwrap_or_else(|| panic!("no length in {line}"));
     assert_eq!(moves, promised, "{out}");
     assert_eq!(final_rewards(&out), vec![0, 100], "{out}");
-    assert!(
-        out.contains(") is not a legal move; legal moves: (mark "),
-        "{out}"
-    );
+    assert_shows(&out, ") is not a legal move; legal moves: (mark ");
     // The moves offered carry their values, the perfect ones starred.
-    assert!(out.contains("  * (mark 1 1)"), "{out}");
+    assert_shows(&out, "  * (mark 1 1)");
 }
 
 #[test]
@@ -134,15 +131,15 @@ fn the_engine_against_itself_plays_the_table_value() {
 fn simultaneous_moves_follow_the_optimal_mixed_strategies() {
     // penalty_kick: both roles choose at once; the table holds values in mixed strategies.
     let out = play_ok("gdl/penalty_kick.kif --as none", "");
-    assert!(
-        out.contains("value     kicker: 66.67 in mixed strategies (66.67/33.33)"),
-        "{out}"
+    assert_shows(
+        &out,
+        "value     kicker: 66.67 in mixed strategies (66.67/33.33)",
     );
-    assert!(
-        out.contains("(kick right)             probability 0.667 in an optimal mixed strategy"),
-        "{out}"
+    assert_shows(
+        &out,
+        "(kick right)             probability 0.667 in an optimal mixed strategy",
     );
-    assert!(out.contains("game over: "), "{out}");
+    assert_shows(&out, "game over: ");
 }
 
 #[test]
@@ -160,12 +157,12 @@ fn a_solution_directory_is_a_table_too() {
 fn without_a_table_it_solves_first_or_searches() {
     // Solved here (tic-tac-toe takes well under the default 20 s).
     let out = play_ok("gdl/tictactoe.kif --as none", "");
-    assert!(out.contains("table     solved here"), "{out}");
+    assert_shows(&out, "table     solved here");
     assert_eq!(final_rewards(&out), vec![50, 50], "{out}");
     // No solving: alpha-beta per move finds the draw in tic-tac-toe within its time.
     let searching = "gdl/tictactoe.kif --as none --solve-time 0 --move-time 30";
     let out = play_ok(searching, "");
-    assert!(out.contains("engine    searches"), "{out}");
+    assert_shows(&out, "engine    searches");
     assert_eq!(final_rewards(&out), vec![50, 50], "{out}");
 }
 
@@ -175,7 +172,7 @@ fn bad_moves_are_refused_and_the_end_of_input_ends_cleanly() {
     let out = play_ok("gdl/tictactoe.kif --as xplayer", input);
     assert_eq!(out.matches("refused: ").count(), 4, "{out}");
     assert_eq!(out.matches("could not read the line").count(), 1, "{out}");
-    assert!(out.contains("legal moves: (mark 1 1) (mark 1 2)"), "{out}");
+    assert_shows(&out, "legal moves: (mark 1 1) (mark 1 2)");
     assert!(out.ends_with("input ended; the game stops here\n"), "{out}");
     // Bad arguments: exit code 2 with a message.
     let cases: [&[&str]; 4] = [

@@ -55,6 +55,12 @@ pub fn words(line: &str) -> Vec<&str> {
     args
 }
 
+/// Asserts that `text` (a command's output) contains `part`; the failure shows `text`.
+#[track_caller]
+pub fn assert_shows(text: &str, part: &str) {
+    assert!(text.contains(part), "{part:?} is not in: {text}");
+}
+
 /// The first line of `text` that starts with `prefix`; panics showing `text` when none does.
 pub fn line_starting<'a>(text: &'a str, prefix: &str) -> &'a str {
     text.lines()

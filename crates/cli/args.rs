@@ -615,3 +615,31 @@ impl ExplicitArgs {
         })
     }
 }
+
+/// The flags of the commands that run a layered search and can draw it, `reach` and `solve`,
+/// in their order on the command line: the explicit first layers, the limits, the plot and
+/// the output.
+#[derive(clap::Args)]
+pub struct LayerRunArgs {
+    #[command(flatten)]
+    pub explicit: ExplicitArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+    #[command(flatten)]
+    pub plot: PlotArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl LayerRunArgs {
+    /// The first layers expanded explicitly within the run's limits ([`ExplicitArgs::run`]).
+    pub fn explicit_run(
+        &self,
+        game: &GroundGame,
+        clock: &Clock,
+        log: &SetupLog,
+    ) -> Option<ExplicitRun> {
+        self.explicit
+            .run(game, clock, &self.limits.limits(clock), log)
+    }
+}

@@ -18,39 +18,29 @@ use symgame_bdd::BddError;
 use symgame_limits::StopReason;
 use symgame_symbolic::{FileError, PlanError, SolveError, SymbolicError};
 
-/// Exit code of a successful run.
-pub const EXIT_OK: u8 = 0;
-/// Exit code of an internal error (a bug).
-pub const EXIT_INTERNAL: u8 = 1;
-/// Exit code of an input error.
-pub const EXIT_INPUT: u8 = 2;
-/// Exit code of a run stopped by a resource limit, Ctrl-C or SIGTERM.
-pub const EXIT_LIMIT: u8 = 3;
-/// Exit code of a verification that found a disagreement.
-pub const EXIT_DISAGREEMENT: u8 = 4;
-
-/// The kind of a failure, which decides its exit code.
+/// The kind of a failure, which decides its exit code: the discriminant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Kind {
     /// A bug (exit code 1).
-    Internal,
+    Internal = 1,
     /// Bad input (exit code 2).
-    Input,
+    Input = 2,
     /// A resource limit or a signal stopped the run (exit code 3); what finished was printed.
-    Limit,
+    Limit = 3,
     /// The symbolic and the explicit side disagree (exit code 4).
-    Disagreement,
+    Disagreement = 4,
 }
+
+/// Exit code of a successful run.
+pub const EXIT_OK: u8 = 0;
+/// Exit code of a run stopped by a resource limit, Ctrl-C or SIGTERM.
+pub const EXIT_LIMIT: u8 = Kind::Limit.exit_code();
 
 impl Kind {
     /// The process exit code.
     pub const fn exit_code(self) -> u8 {
-        match self {
-            Kind::Internal => EXIT_INTERNAL,
-            Kind::Input => EXIT_INPUT,
-            Kind::Limit => EXIT_LIMIT,
-            Kind::Disagreement => EXIT_DISAGREEMENT,
-        }
+        self as u8
     }
 
     /// The word that starts the message on stderr.
@@ -140,6 +130,28 @@ pub trait Classify {
     fn kind(&self) -> Kind;
 }
 
+/// `Classify` for the error types whose every value is of one kind.
+macro_rules! classify_as {
+    ($($error:ty => $kind:ident;)*) => {
+        $(
+            impl Classify for $error {
+                fn kind(&self) -> Kind {
+                    Kind::$kind
+                }
+            }
+        )*
+    };
+}
+
+classify_as! {
+    // A limit or a signal.
+    StopReason => Limit;
+    // A solution file that could not be read or written.
+    FileError => Input;
+    // A game or question outside what the explicit searches answer.
+    symgame_prove::Unsupported => Input;
+}
+
 impl Classify for symgame_gdl::ErrorKind {
     fn kind(&self) -> Kind {
         match self {
@@ -165,12 +177,6 @@ impl Classify for BddError {
     }
 }
 
-impl Classify for StopReason {
-    fn kind(&self) -> Kind {
-        Kind::Limit
-    }
-}
-
 impl Classify for SymbolicError {
     fn kind(&self) -> Kind {
         match self {
@@ -181,12 +187,6 @@ impl Classify for SymbolicError {
             // The encoding's groups are proven invariants: the initial state satisfies them.
             SymbolicError::InitBreaksGroup => Kind::Internal,
         }
-    }
-}
-
-impl Classify for FileError {
-    fn kind(&self) -> Kind {
-        Kind::Input
     }
 }
 
@@ -236,12 +236,6 @@ impl Classify for symgame_gamedb::ErrorKind {
             // Files, solution directories, fluents, moves, ranks and layers that do not fit.
             _ => Kind::Input,
         }
-    }
-}
-
-impl Classify for symgame_prove::Unsupported {
-    fn kind(&self) -> Kind {
-        Kind::Input
     }
 }
 
@@ -323,6 +317,12 @@ mod tests {
     use super::*;
     use symgame_bdd::Backend;
     use symgame_symbolic::FileError;
+
+    /// The exit codes the documentation gives: 1 for a bug, 2 for bad input, 3 for a limit
+    /// (checked as numbers, not as `Kind`'s discriminants).
+    const EXIT_INTERNAL: u8 = 1;
+    const EXIT_INPUT: u8 = 2;
+    const EXIT_LIMIT: u8 = 3;
 
     /// `(what, failure, exit code)`: the check.
     fn check(cases: Vec<(&str, Failure, u8)>) {

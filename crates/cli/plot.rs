@@ -8,6 +8,8 @@
 use crate::failure::Failure;
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -230,15 +232,8 @@ fn draw_sizes<DB: DrawingBackend>(
         .y_label_area_size(70)
         .build_cartesian_2d(layer_range(last), (1.0..top).log_scale())
         .map_err(drawing)?;
-    chart
-        .configure_mesh()
-        .x_desc("layer (BFS depth)")
-        .y_desc("per layer (log scale)")
-        .x_labels(layer_labels(last))
-        .x_label_formatter(&|x| layer_label(*x, last))
-        .y_label_formatter(&|y| format!("{y:.0e}"))
-        .draw()
-        .map_err(drawing)?;
+    let y_format = |y: &f64| format!("{y:.0e}");
+    draw_layer_mesh(&mut chart, last, "per layer (log scale)", Some(&y_format))?;
     for line in lines {
         let color = line.color;
         // A count of 0 sits on the axis: log scale starts at 1.
@@ -254,6 +249,26 @@ fn draw_sizes<DB: DrawingBackend>(
     draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
 }
 
+/// Draws the mesh of a chart over the layers `0..=last`: the x axis labelled by layer, the y
+/// axis described by `y_desc`, its labels written by `y_format` (plotters' own where `None`).
+fn draw_layer_mesh<DB: DrawingBackend, Y: Ranged<ValueType = f64> + ValueFormatter<f64>>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, Y>>,
+    last: usize,
+    y_desc: &str,
+    y_format: Option<&dyn Fn(&f64) -> String>,
+) -> Result<(), Failure> {
+    let x_format = |x: &f64| layer_label(*x, last);
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc("layer (BFS depth)")
+        .y_desc(y_desc)
+        .x_labels(layer_labels(last))
+        .x_label_formatter(&x_format);
+    if let Some(y_format) = y_format {
+        mesh.y_label_formatter(y_format);
+    }
+    mesh.draw().map_err(drawing)
+}
+
 /// The value chart: per layer a bar of 100 %, cut into the shares of its bands.
 fn draw_bands<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -267,14 +282,7 @@ fn draw_bands<DB: DrawingBackend>(
         .y_label_area_size(70)
         .build_cartesian_2d(layer_range(last), 0.0..100.0)
         .map_err(drawing)?;
-    chart
-        .configure_mesh()
-        .x_desc("layer (BFS depth)")
-        .y_desc("share of the layer's states (%)")
-        .x_labels(layer_labels(last))
-        .x_label_formatter(&|x| layer_label(*x, last))
-        .draw()
-        .map_err(drawing)?;
+    draw_layer_mesh(&mut chart, last, "share of the layer's states (%)", None)?;
     for (band, name) in bands.names.iter().enumerate() {
         let color = bands.colors[band];
         let bars = bands.layers.iter().filter_map(|(depth, values)| {

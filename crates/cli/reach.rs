@@ -1,8 +1,6 @@
 //! `symgame reach`: symbolic breadth-first search with exact per-layer counts.
 
-use crate::args::{
-    EncodingArgs, EngineArgs, ExplicitArgs, GameArg, LimitArgs, OutputArgs, PlotArgs, Reaching,
-};
+use crate::args::{EncodingArgs, EngineArgs, GameArg, LayerRunArgs, Reaching};
 use crate::failure::{Classify, Failure, Kind};
 use crate::output::{print_json, Usage};
 use crate::progress::Progress;
@@ -30,15 +28,9 @@ pub struct Args {
     /// Merge terminal parts while a merged part has at most N BDD nodes (0: one per part).
     #[arg(long, value_name = "N", default_value_t = SymbolicOptions::default().terminal_cluster_nodes)]
     terminal_cluster_nodes: usize,
-    #[command(flatten)]
-    explicit: ExplicitArgs,
     // The time limit bounds grounding too.
     #[command(flatten)]
-    limits: LimitArgs,
-    #[command(flatten)]
-    plot: PlotArgs,
-    #[command(flatten)]
-    output: OutputArgs,
+    run: LayerRunArgs,
 }
 
 /// Machine and run facts reported with the table.
@@ -104,9 +96,9 @@ struct ExplicitLayer {
 
 pub fn run(a: Args) -> Result<(), Failure> {
     let started = Instant::now();
-    a.plot.check(&a.game.game)?;
+    a.run.plot.check(&a.game.game)?;
     let config = a.engine.config()?;
-    let clock = a.limits.start();
+    let clock = a.run.limits.start();
     let header = Header {
         game: a.game.display().to_string(),
         backend: a.engine.backend.to_string(),
@@ -121,8 +113,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
             header.clone(),
             log.clone(),
             finished.clone(),
-            a.output.json,
-            a.plot.plot.clone(),
+            a.run.output.json,
+            a.run.plot.plot.clone(),
         );
         signals::on_watchdog(move || {
             let done = finished.lock().unwrap_or_else(|e| e.into_inner());
@@ -153,7 +145,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             }
         });
     }
-    let progress = Progress::with_setup(a.output.json, &log);
+    let progress = Progress::with_setup(a.run.output.json, &log);
     log.start("grounding");
     let game = match a.game.load(clock.time_left()) {
         Ok(game) => game,
@@ -161,8 +153,14 @@ pub fn run(a: Args) -> Result<(), Failure> {
             // Stopped while reading or grounding: the report says so, also under --json.
             if f.kind == Kind::Limit {
                 progress.clear();
-                report_setup(&header, &log.phases(), &[], &f.to_string(), a.output.json)?;
-                crate::plot::not_drawn(a.plot.plot.as_deref());
+                report_setup(
+                    &header,
+                    &log.phases(),
+                    &[],
+                    &f.to_string(),
+                    a.run.output.json,
+                )?;
+                crate::plot::not_drawn(a.run.plot.plot.as_deref());
             }
             return Err(f);
         }
@@ -174,9 +172,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let mut broken: Option<(ReachStats, u32, usize, f64)> = None;
     let mut order_used: Order;
     let (stats, bits, mutex_groups, setup_seconds) = loop {
-        let explicit = a
-            .explicit
-            .run(&game, &clock, &a.limits.limits(&clock), &log);
+        let explicit = a.run.explicit_run(&game, &clock, &log);
         if let (Some(run), Ok(mut done)) = (&explicit, finished.lock()) {
             done.explicit = explicit_layers(run);
         }
@@ -215,11 +211,11 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 setup_seconds,
             ));
         }
-        let limits = a.limits.limits(&clock);
+        let limits = a.run.limits.limits(&clock);
         let setup = a.engine.setup(&game, encoding, &config, &opts);
         let explicit_done = explicit.as_ref().map(explicit_layers).unwrap_or_default();
         let stats = setup.run(ReachJob {
-            limits: &limits,
+            settings: &limits,
             explicit,
             progress: |s: &ReachStats| {
                 progress.reach(s);
@@ -265,9 +261,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 // Stopped or failed in the set-up: say how far it got, also under --json.
                 progress.clear();
                 let failure = Failure::from(e).about(a.game.display());
-                let (phases, json) = (log.phases(), a.output.json);
+                let (phases, json) = (log.phases(), a.run.output.json);
                 report_setup(&header, &phases, &explicit_done, &failure.to_string(), json)?;
-                crate::plot::not_drawn(a.plot.plot.as_deref());
+                crate::plot::not_drawn(a.run.plot.plot.as_deref());
                 return Err(failure);
             }
         };
@@ -283,8 +279,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
         setup_phases: log.phases(),
         usage: Usage::since(started),
     };
-    print_report(&header, facts, &stats, a.output.json);
-    let plot = match &a.plot.plot {
+    print_report(&header, facts, &stats, a.run.output.json);
+    let plot = match &a.run.plot.plot {
         Some(p) => crate::plot::reach(p, &header.game, &stats),
         None => Ok(()),
     };

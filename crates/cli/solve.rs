@@ -1,8 +1,7 @@
 //! `symgame solve`: strong solving by retrograde analysis.
 
 use crate::args::{
-    symbolic_options, EngineArgs, ExplicitArgs, GameArg, LayeredArgs, LimitArgs, OutputArgs,
-    PlotArgs, Solving, ValuesArgs,
+    symbolic_options, EngineArgs, GameArg, LayerRunArgs, LayeredArgs, Solving, ValuesArgs,
 };
 use crate::failure::{Failure, Kind};
 use crate::output::{print_json, Usage};
@@ -40,13 +39,7 @@ pub struct Args {
     #[arg(long, default_value = "auto", value_parser = crate::args::parse_order)]
     order: Order,
     #[command(flatten)]
-    explicit: ExplicitArgs,
-    #[command(flatten)]
-    limits: LimitArgs,
-    #[command(flatten)]
-    plot: PlotArgs,
-    #[command(flatten)]
-    output: OutputArgs,
+    run: LayerRunArgs,
 }
 
 #[derive(Serialize)]
@@ -125,29 +118,29 @@ impl Names {
             game: a.game.display().to_string(),
             backend: a.engine.backend.to_string(),
             out: a.out.clone(),
-            plot: a.plot.plot.clone(),
-            json: a.output.json,
+            plot: a.run.plot.plot.clone(),
+            json: a.run.output.json,
         }
     }
 }
 
 pub fn run(a: Args) -> Result<(), Failure> {
     let started = Instant::now();
-    a.plot.check(&a.game.game)?;
+    a.run.plot.check(&a.game.game)?;
     if let Some(dir) = &a.out {
         // The run removes the manifest and `*.sol` files of an earlier solution in `dir`.
         crate::output::refuse_overwrite("--out", dir, &[&a.game.game], &[])?;
         crate::output::refuse_input_inside("--out", dir, &a.game.game)?;
     }
     let config = a.engine.config()?;
-    let clock = a.limits.start();
+    let clock = a.run.limits.start();
     crate::tempfiles::register_spill();
     if let Some(out) = &a.out {
         crate::tempfiles::register_if_new(out);
     }
     let names = Names::of(&a);
     let log = SetupLog::new();
-    let progress = Progress::with_setup(a.output.json, &log);
+    let progress = Progress::with_setup(a.run.output.json, &log);
     log.start("grounding");
     let game = a.game.load(None)?;
     log.finish(None);
@@ -158,9 +151,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     // solved and the set-up runs again with proven groups only.
     let mut assume = true;
     let stats = loop {
-        let explicit = a
-            .explicit
-            .run(&game, &clock, &a.limits.limits(&clock), &log);
+        let explicit = a.run.explicit_run(&game, &clock, &log);
         let sym = SymbolicOptions {
             setup_log: Some(log.clone()),
             // Reachable states falsify mutex candidates early; the proven groups are the same.
@@ -168,7 +159,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             assume_groups: assume,
             // Too large to compile over all states, small enough to expand: built from the
             // explicit graph of the whole game.
-            explicit_graph: a.explicit.graph_budget(&clock),
+            explicit_graph: a.run.explicit.graph_budget(&clock),
             order: a.order,
             ..symbolic_options(&clock)
         };
@@ -186,12 +177,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
             spill_dir: None,
             fingerprint: fingerprint(&game, &encoding),
             nash_budget: None,
-            limits: a.limits.limits(&clock),
+            limits: a.run.limits.limits(&clock),
             choice_nodes: None,
         };
         let setup = a.engine.setup(&game, encoding, &config, &sym);
         let solving = SolveJob {
-            opts: &opts,
+            settings: &opts,
             explicit,
             progress: |s: &SolveStats| {
                 progress.solve(s);
@@ -219,10 +210,10 @@ pub fn run(a: Args) -> Result<(), Failure> {
         Ok(stats) => stats,
         Err(f) if f.kind == Kind::Limit => {
             // Stopped in the set-up: the JSON report says how far it got.
-            if a.output.json {
+            if a.run.output.json {
                 print_setup(&names, &log.phases(), &f.to_string())?;
             }
-            crate::plot::not_drawn(a.plot.plot.as_deref());
+            crate::plot::not_drawn(a.run.plot.plot.as_deref());
             return Err(f);
         }
         Err(f) => return Err(f),

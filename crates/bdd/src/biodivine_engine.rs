@@ -290,12 +290,8 @@ impl BddEngine for BiodivineEngine {
         })
     }
 
-    fn var(&self, var: Var) -> BiodivineBdd {
-        BiodivineBdd(self.vars.mk_var(self.bvar(var)))
-    }
-
-    fn nvar(&self, var: Var) -> BiodivineBdd {
-        BiodivineBdd(self.vars.mk_not_var(self.bvar(var)))
+    fn literal(&self, var: Var, value: bool) -> BiodivineBdd {
+        BiodivineBdd(self.vars.mk_literal(self.bvar(var), value))
     }
 
     fn not(&self, f: &BiodivineBdd) -> BddResult<BiodivineBdd> {

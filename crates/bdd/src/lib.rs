@@ -459,6 +459,19 @@ pub struct EngineStats {
     pub gc_runs: u64,
 }
 
+/// The named binary operations of [`BddEngine`], each a provided method calling
+/// [`BddEngine::apply`] with its [`BinaryOp`].
+macro_rules! binary_ops {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {
+        $(
+            $(#[$doc])*
+            fn $name(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd> {
+                self.apply(BinaryOp::$op, f, g)
+            }
+        )*
+    };
+}
+
 /// The narrow BDD interface. See the crate documentation for conventions and error handling.
 ///
 /// All operations take `&self`; an engine can be shared between threads. Handles belong to
@@ -479,19 +492,17 @@ pub trait BddEngine: Sized + Send + Sync {
     /// The constant function `value`.
     fn constant(&self, value: bool) -> Self::Bdd;
 
+    /// The literal `var` if `value`, else `!var`.
+    fn literal(&self, var: Var, value: bool) -> Self::Bdd;
+
     /// The literal `var`.
-    fn var(&self, var: Var) -> Self::Bdd;
+    fn var(&self, var: Var) -> Self::Bdd {
+        self.literal(var, true)
+    }
 
     /// The negated literal `!var`.
-    fn nvar(&self, var: Var) -> Self::Bdd;
-
-    /// The literal `var` if `value`, else `!var`.
-    fn literal(&self, var: Var, value: bool) -> Self::Bdd {
-        if value {
-            self.var(var)
-        } else {
-            self.nvar(var)
-        }
+    fn nvar(&self, var: Var) -> Self::Bdd {
+        self.literal(var, false)
     }
 
     /// The conjunction of the given literals (`true` for an empty slice). A variable given
@@ -512,29 +523,19 @@ pub trait BddEngine: Sized + Send + Sync {
     fn not(&self, f: &Self::Bdd) -> BddResult<Self::Bdd>;
     /// `f op g`: the one binary operation an engine implements; the named ones below call it.
     fn apply(&self, op: BinaryOp, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd>;
-    /// `f & g`.
-    fn and(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd> {
-        self.apply(BinaryOp::And, f, g)
-    }
-    /// `f | g`.
-    fn or(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd> {
-        self.apply(BinaryOp::Or, f, g)
-    }
-    /// `f ^ g`.
-    fn xor(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd> {
-        self.apply(BinaryOp::Xor, f, g)
-    }
-    /// `f <=> g`.
-    fn iff(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd> {
-        self.apply(BinaryOp::Iff, f, g)
-    }
-    /// `f & !g`.
-    fn and_not(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd> {
-        self.apply(BinaryOp::AndNot, f, g)
-    }
-    /// `f => g`.
-    fn imp(&self, f: &Self::Bdd, g: &Self::Bdd) -> BddResult<Self::Bdd> {
-        self.apply(BinaryOp::Imp, f, g)
+    binary_ops! {
+        /// `f & g`.
+        and => And;
+        /// `f | g`.
+        or => Or;
+        /// `f ^ g`.
+        xor => Xor;
+        /// `f <=> g`.
+        iff => Iff;
+        /// `f & !g`.
+        and_not => AndNot;
+        /// `f => g`.
+        imp => Imp;
     }
     /// `if c then t else e`.
     fn ite(&self, c: &Self::Bdd, t: &Self::Bdd, e: &Self::Bdd) -> BddResult<Self::Bdd>;

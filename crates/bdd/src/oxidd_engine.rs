@@ -215,19 +215,13 @@ impl BddEngine for OxiddEngine {
     }
 
     fn constant(&self, value: bool) -> OxiddBdd {
-        OxiddBdd(if value {
-            self.t.clone()
-        } else {
-            self.f.clone()
-        })
+        let function = if value { &self.t } else { &self.f };
+        OxiddBdd(function.clone())
     }
 
-    fn var(&self, var: Var) -> OxiddBdd {
-        OxiddBdd(self.pos[self.check_var(var)].clone())
-    }
-
-    fn nvar(&self, var: Var) -> OxiddBdd {
-        OxiddBdd(self.neg[self.check_var(var)].clone())
+    fn literal(&self, var: Var, value: bool) -> OxiddBdd {
+        let literals = if value { &self.pos } else { &self.neg };
+        OxiddBdd(literals[self.check_var(var)].clone())
     }
 
     fn cube(&self, literals: &[(Var, bool)]) -> BddResult<OxiddBdd> {

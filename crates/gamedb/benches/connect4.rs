@@ -76,7 +76,7 @@ fn build() -> (PathBuf, PathBuf) {
     };
     let t = Instant::now();
     let solving = SolveJob {
-        opts: &opts,
+        settings: &opts,
         explicit: None,
         progress: |_: &SolveStats| {},
     };

@@ -69,7 +69,7 @@ fn main() {
     let setup = Setup::new(&game, backend, &cfg, &opts);
     let st = setup
         .run(ReachJob {
-            limits: &limits,
+            settings: &limits,
             explicit: None,
             progress: |s: &ReachStats| {
                 for (k, l) in s.layers.iter().enumerate().skip(shown) {

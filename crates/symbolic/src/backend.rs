@@ -10,6 +10,7 @@ use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
 use crate::options::SymbolicOptions;
+use crate::prefix::ExplicitRun;
 
 /// A search to run on a compiled game, on whichever engine the backend creates, returning `T`
 /// or the error `Er` (which a failed compilation or engine creation converts into): e.g.
@@ -17,6 +18,20 @@ use crate::options::SymbolicOptions;
 pub trait GameJob<T, Er> {
     /// Runs the search on `g`.
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<T, Er>;
+}
+
+/// A layer-by-layer search as a [`GameJob`]: [`ReachJob`](crate::ReachJob) (`S` is the
+/// [`Limits`](symgame_limits::Limits)) or [`SolveJob`](crate::SolveJob) (`S` is the
+/// [`SolveOptions`](crate::SolveOptions)).
+pub struct LayerJob<'a, S, F> {
+    /// What the search takes: its limits, or what to solve and keep with the limits.
+    pub settings: &'a S,
+    /// The first layers, expanded explicitly ([`ExplicitPrefix::run`](crate::ExplicitPrefix::run))
+    /// before the set-up, replayed by the forward search (`None`: every layer symbolically).
+    /// The results are the same either way.
+    pub explicit: Option<ExplicitRun>,
+    /// Called after each layer (searched or solved).
+    pub progress: F,
 }
 
 /// The set-up of a search on an engine chosen at run time: the game, its encoding, the BDD

@@ -729,9 +729,7 @@ pub(crate) fn group_violation_of<E: BddEngine>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::Order;
-    use symgame_bdd::{BiodivineEngine, EngineConfig};
-    use symgame_testkit::load_game;
+    use crate::test_support::{encoded, small_engine};
 
     /// The incremental [`Compiler::set_joint_move`] gives every next function a full
     /// evaluation of the `next` cone gives, and `next_may_change` is false only where the
@@ -747,9 +745,8 @@ mod tests {
             "hanoi_3",
             "toll_roads",
         ] {
-            let game = load_game(name);
-            let enc = Encoding::new(&game, Order::Heuristic);
-            let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+            let (game, enc) = encoded(name);
+            let e = small_engine(&enc);
             let (mut inc, _) = Compiler::prepared(&e, &game, &enc, None).unwrap();
             let (mut full, _) = Compiler::prepared(&e, &game, &enc, None).unwrap();
             let legal = inc.legal().unwrap();

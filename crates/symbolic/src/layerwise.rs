@@ -345,18 +345,16 @@ fn equations<E: BddEngine>(e: &E, eqs: &[(u32, E::Bdd)]) -> symgame_bdd::BddResu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::{Order, SymbolicOptions};
+    use crate::options::SymbolicOptions;
+    use crate::test_support::{encoded, small_engine};
     use crate::SymbolicGame;
-    use symgame_bdd::{BiodivineEngine, EngineConfig};
-    use symgame_testkit::load_game;
 
     /// The dials of three_dials read the moves of their own role only and the round counter
     /// reads none; penalty_kick's score reads both roles' moves, and a single role is never
     /// factored.
     #[test]
     fn owners_follow_the_roles_whose_moves_a_group_reads() {
-        let game = load_game("three_dials");
-        let enc = Encoding::new(&game, Order::Heuristic);
+        let (game, enc) = encoded("three_dials");
         let mut owned = owners(&game, &enc).expect("three_dials factors");
         owned.sort_unstable();
         owned.dedup();
@@ -364,12 +362,10 @@ mod tests {
         // prisoners_2p's roles each record their own choice, two moves each: factorable, but
         // not worth it, so its layers take the joint moves with the moves legal nowhere
         // dropped (checked against explicit search with every small game).
-        let game = load_game("prisoners_2p");
-        let enc = Encoding::new(&game, Order::Heuristic);
+        let (game, enc) = encoded("prisoners_2p");
         assert!(owners(&game, &enc).is_some());
         for name in ["penalty_kick", "toll_roads"] {
-            let game = load_game(name);
-            let enc = Encoding::new(&game, Order::Heuristic);
+            let (game, enc) = encoded(name);
             assert_eq!(owners(&game, &enc), None, "{name}");
         }
     }
@@ -378,9 +374,8 @@ mod tests {
     /// the game compiled once, layer by layer, and says that it was taken.
     #[test]
     fn factored_images_match_the_compiled_relation() {
-        let game = load_game("three_dials");
-        let enc = Encoding::new(&game, Order::Heuristic);
-        let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+        let (game, enc) = encoded("three_dials");
+        let e = small_engine(&enc);
         let once = SymbolicGame::new(&e, &game, enc.clone(), &SymbolicOptions::default()).unwrap();
         let layerwise = SymbolicOptions {
             layerwise_fallback: true,

@@ -67,8 +67,10 @@ mod prefix;
 mod profile;
 mod reach;
 mod solve;
+#[cfg(test)]
+mod test_support;
 
-pub use backend::{GameJob, Setup};
+pub use backend::{GameJob, LayerJob, Setup};
 pub use compile::JointMove;
 pub use encoding::{Encoding, FluentGroup};
 pub use error::SymbolicError;

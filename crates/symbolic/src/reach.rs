@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use symgame_bdd::{BddEngine, BddError};
 use symgame_limits::{Guard, Limits, StopReason};
 
-use crate::backend::GameJob;
+use crate::backend::{GameJob, LayerJob};
 use crate::decimal;
 use crate::disjunction::or_all;
 use crate::error::SymbolicError;
@@ -482,21 +482,22 @@ fn reach_impl<E: BddEngine>(
 }
 
 /// Symbolic BFS ([`reach_count`]) as a search for [`Setup::run`](crate::Setup::run): on an
-/// engine chosen at run time, with `limits`; `progress` is called after each layer.
-pub struct ReachJob<'a, F> {
-    /// The limits of the search.
-    pub limits: &'a Limits,
-    /// The first layers, expanded explicitly ([`ExplicitPrefix::run`](crate::ExplicitPrefix::run)) before the
-    /// set-up, replayed first (`None`: every layer symbolically). The counts are the same
-    /// either way.
-    pub explicit: Option<ExplicitRun>,
-    /// Called after each layer.
-    pub progress: F,
-}
+/// engine chosen at run time, with the limits as its settings; `progress` is called after each
+/// layer.
+pub type ReachJob<'a, F> = LayerJob<'a, Limits, F>;
 
 impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for ReachJob<'_, F> {
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<ReachStats, SymbolicError> {
-        let explicit = self.explicit.map(|r| r.fitted(g, self.limits));
-        Ok(reach_impl(g, None, explicit, self.limits, false, false, self.progress).stats)
+        let explicit = self.explicit.map(|r| r.fitted(g, self.settings));
+        Ok(reach_impl(
+            g,
+            None,
+            explicit,
+            self.settings,
+            false,
+            false,
+            self.progress,
+        )
+        .stats)
     }
 }

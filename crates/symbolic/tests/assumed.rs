@@ -10,7 +10,9 @@ use symgame_symbolic::{
     reach, solve, Encoding, EncodingKind, ExplicitPrefix, GameJob, Order, ReachJob, ReachStats,
     SolveError, SolveOptions, SymbolicGame, SymbolicOptions,
 };
-use symgame_testkit::{for_each_solved, from_text, layerwise_options, ExplicitGraph};
+use symgame_testkit::{
+    for_each_solved, from_text, layerwise_options, solved_in_memory, ExplicitGraph,
+};
 
 /// Twenty binary choices; `(flag 2)` joins `(flag 1)` only after twenty `b`s, a path random
 /// playouts almost never take, so "at most one of (flag 1), (flag 2)" survives them but is
@@ -161,11 +163,7 @@ fn solving_on_assumed_groups_refuses_a_broken_one_and_is_exact_otherwise() {
     let enc = assumed_encoding(&game);
     let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
     let g = SymbolicGame::new(&e, &game, enc, &SymbolicOptions::default()).unwrap();
-    let opts = SolveOptions {
-        keep_classes: true,
-        ..SolveOptions::default()
-    };
-    let solved = solve(&g, &opts, |_| {}).unwrap();
+    let solved = solved_in_memory(&g);
     assert_eq!(solved.stats.stopped, None);
     assert_eq!(solved.stats.states, mm.values().len().into());
     for_each_solved(
@@ -195,7 +193,7 @@ fn an_explicit_run_past_a_broken_group_keeps_the_layers_before_the_break() {
         let run = ExplicitPrefix::new(&game, usize::MAX, 1e9).run(&limits);
         assert_eq!(run.layers.len(), want.len(), "the run holds every layer");
         let job = ReachJob {
-            limits: &limits,
+            settings: &limits,
             explicit: Some(run),
             progress: |_: &ReachStats| {},
         };

@@ -40,7 +40,7 @@ fn reach_with_prefix(
     let progress = |_: &ReachStats| {};
     setup
         .run(ReachJob {
-            limits,
+            settings: limits,
             explicit: explicit.map(|n| {
                 let mut prefix = ExplicitPrefix::new(game, n, 1e9);
                 // Further after the set-up when compiled within each layer.
@@ -305,7 +305,7 @@ fn connect4_6x5_count_heavy() {
     let progress = |_: &ReachStats| {};
     let st = setup
         .run(ReachJob {
-            limits: &limits,
+            settings: &limits,
             explicit: None,
             progress,
         })

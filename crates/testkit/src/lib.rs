@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 pub use engines::{engine_pair, queens, shared_engine_pair};
 pub use expect::Expect;
 pub use explicit::{ExplicitGraph, Minimax};
-pub use solution::{for_each_solved, outcome_counts};
+pub use solution::{for_each_solved, outcome_counts, solved_in_memory};
 
 use symgame_gdl::CheckedDescription;
 use symgame_ground::{GroundGame, GroundOptions};

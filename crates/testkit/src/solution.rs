@@ -4,7 +4,17 @@
 use num_bigint::BigUint;
 use symgame_bdd::BddEngine;
 use symgame_explicit::State;
-use symgame_symbolic::{SolveStats, Solved, SymbolicGame};
+use symgame_symbolic::{solve, SolveOptions, SolveStats, Solved, SymbolicGame};
+
+/// `g` solved with the default options, its value classes kept in memory (to read states back
+/// with [`for_each_solved`] or [`Solved::value_of`]).
+pub fn solved_in_memory<E: BddEngine>(g: &SymbolicGame<'_, E>) -> Solved<E> {
+    let opts = SolveOptions {
+        keep_classes: true,
+        ..SolveOptions::default()
+    };
+    solve(g, &opts, |_| {}).unwrap()
+}
 
 /// Calls `check(state, fluents, outcome, distance)` with the solved value of every state of
 /// `states` (its true fluents, the index of its outcome in the solver's statistics and its

@@ -48,7 +48,7 @@ use std::time::Instant;
 use num_bigint::BigUint;
 use symgame_bdd::BddEngine;
 
-use crate::backend::GameJob;
+use crate::backend::{GameJob, LayerJob};
 use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
 use crate::prefix::ExplicitRun;
@@ -195,20 +195,13 @@ fn run<E: BddEngine>(
 }
 
 /// [`solve`] as a search for [`Setup::run`](crate::Setup::run): on an engine chosen at run
-/// time, with `opts`; `progress` is called after each solved layer.
-pub struct SolveJob<'a, F> {
-    /// What to solve and keep, and the limits.
-    pub opts: &'a SolveOptions,
-    /// The first layers, expanded explicitly before the set-up, replayed by the forward
-    /// search (`None`: every layer symbolically).
-    pub explicit: Option<ExplicitRun>,
-    /// Called after each solved layer.
-    pub progress: F,
-}
+/// time, with what to solve and keep and the limits as its settings; `progress` is called
+/// after each solved layer.
+pub type SolveJob<'a, F> = LayerJob<'a, SolveOptions, F>;
 
 impl<F: FnMut(&SolveStats)> GameJob<SolveStats, SolveError> for SolveJob<'_, F> {
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<SolveStats, SolveError> {
-        let explicit = self.explicit.map(|r| r.fitted(g, &self.opts.limits));
-        Ok(solve_with(g, self.opts, explicit, self.progress)?.stats)
+        let explicit = self.explicit.map(|r| r.fitted(g, &self.settings.limits));
+        Ok(solve_with(g, self.settings, explicit, self.progress)?.stats)
     }
 }
