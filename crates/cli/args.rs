@@ -560,7 +560,7 @@ mod tests {
 #[derive(clap::Args)]
 pub struct ExplicitArgs {
     /// Before the symbolic set-up, expand the first layers state by state with the explicit
-    /// reasoner while a layer has at most N states (and at most 4 N successors, predicted from
+    /// reasoner while a layer has at most N states (and at most 8 N successors, predicted from
     /// the layer before) and fits in --explicit-seconds (0: every
     /// layer symbolically, and no game built from its explicit graph); a game then compiled
     /// within each layer goes on explicitly up to 4 N states, in as long again. The first

@@ -2,7 +2,7 @@
 //! their sorted codes and imported: linear in states times bits, with no BDD operation. Used
 //! by the explicit prefix ([`crate::prefix`]) and the game built from its explicit graph.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use symgame_bdd::{BddEngine, BddError, BddNodes, BddResult, Var};
 use symgame_explicit::State;
@@ -112,7 +112,7 @@ pub(crate) fn codes_bdd<E: BddEngine>(
 #[derive(Default)]
 struct NodeTable {
     nodes: Vec<(Var, u32, u32)>,
-    unique: HashMap<(Var, u32, u32), u32>,
+    unique: FxHashMap<(Var, u32, u32), u32>,
 }
 
 impl NodeTable {

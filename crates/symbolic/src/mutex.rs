@@ -545,27 +545,46 @@ fn falsify_by_states(
     let Some(states) = &budget.known_states else {
         return;
     };
-    let mut member_of: std::collections::HashMap<usize, Vec<usize>> = Default::default();
+    let fluents = candidates
+        .iter()
+        .flat_map(|cand| cand.members.iter().map(|&f| f + 1))
+        .max()
+        .unwrap_or(0);
+    let mut member_of: Vec<Vec<usize>> = vec![Vec::new(); fluents];
     for (c, cand) in candidates.iter().enumerate() {
         for &f in &cand.members {
-            member_of.entry(f).or_default().push(c);
+            member_of[f].push(c);
         }
     }
+    // Per state, only the candidates it has a member of are visited, and those whose "at
+    // least one" still stands: hundreds of thousands of known states times thousands of
+    // candidates took seconds (sudokuGrade3: 9 s of its 10).
     let mut count = vec![0u32; candidates.len()];
+    let mut touched: Vec<usize> = Vec::new();
+    let mut at_least_one: Vec<usize> = (0..candidates.len()).filter(|&c| alo[c]).collect();
     for state in states.iter() {
-        count.fill(0);
-        for f in state {
+        for &f in state {
             for &c in member_of.get(f).map_or(&[][..], Vec::as_slice) {
+                if count[c] == 0 {
+                    touched.push(c);
+                }
                 count[c] += 1;
             }
         }
-        for (c, &k) in count.iter().enumerate() {
-            if k >= 2 {
+        for &c in &touched {
+            if count[c] >= 2 {
                 amo[c] = false;
                 alo[c] = false;
-            } else if k == 0 {
+            }
+        }
+        at_least_one.retain(|&c| {
+            if count[c] == 0 {
                 alo[c] = false;
             }
+            alo[c]
+        });
+        for c in touched.drain(..) {
+            count[c] = 0;
         }
     }
 }

@@ -6,7 +6,7 @@
 //! compiled relation pays its whole size per image. The first layers of most games hold a few
 //! states, which the explicit reasoner expands in microseconds each. So before the symbolic
 //! set-up, [`ExplicitPrefix::run`] expands the first layers explicitly while a layer has at
-//! most [`ExplicitPrefix::max_states`] states (and is predicted to have at most four times as
+//! most [`ExplicitPrefix::max_states`] states (and is predicted to have at most eight times as
 //! many successors) and its expansion fits (as predicted from the seconds per state of the
 //! layer before) in what is left of [`ExplicitPrefix::max_seconds`].
 //! The breadth-first search then replays each explicit step: the layer's non-terminal states
@@ -37,7 +37,7 @@ pub struct ExplicitPrefix {
     pub max_states: usize,
     /// The most successors a layer expanded explicitly may have, predicted from the
     /// successors per state of the layer before (replaying a step builds their BDD state by
-    /// state); four times [`Self::max_states`] unless set.
+    /// state); eight times [`Self::max_states`] unless set.
     pub max_successors: usize,
     /// The longest the explicit run before the set-up may take, in seconds; a layer
     /// predicted to take longer than what is left, or running past it, ends the run (the
@@ -92,7 +92,7 @@ impl ExplicitPrefix {
             max_states,
             max_seconds,
             layerwise_states: max_states.saturating_mul(4),
-            max_successors: max_states.saturating_mul(4),
+            max_successors: max_states.saturating_mul(8),
         }
     }
 
