@@ -105,6 +105,15 @@ fn states_table(codes: &[u64], bits: u32) -> BddNodes {
     }
 }
 
+/// The engine settings of the benchmarks, with `threads` worker threads.
+fn config(threads: usize) -> EngineConfig {
+    EngineConfig {
+        threads,
+        node_capacity: 1 << 22,
+        cache_capacity: 1 << 20,
+    }
+}
+
 fn bench_import<E: BddEngine>(c: &mut Criterion, name: &str) {
     let bits = 60;
     let mut rng = Lcg(0x1e4f);
@@ -115,11 +124,7 @@ fn bench_import<E: BddEngine>(c: &mut Criterion, name: &str) {
     codes.sort_unstable();
     codes.dedup();
     let table = states_table(&codes, bits);
-    let cfg = EngineConfig {
-        threads: 2,
-        node_capacity: 1 << 22,
-        cache_capacity: 1 << 20,
-    };
+    let cfg = config(2);
     c.bench_function(&format!("import20k/{name}"), |b| {
         b.iter_batched(
             || E::new(bits, &cfg).unwrap(),
@@ -132,11 +137,7 @@ fn bench_import<E: BddEngine>(c: &mut Criterion, name: &str) {
 fn bench_engine<E: BddEngine>(c: &mut Criterion, name: &str) {
     // A fresh engine per iteration (built untimed), so that oxidd's apply cache does not
     // turn repeated iterations into cache hits.
-    let cfg = EngineConfig {
-        threads: 1,
-        node_capacity: 1 << 22,
-        cache_capacity: 1 << 20,
-    };
+    let cfg = config(1);
     c.bench_function(&format!("queens7/{name}"), |b| {
         b.iter_batched(
             || E::new(49, &cfg).unwrap(),
