@@ -205,3 +205,31 @@ fn exclusivity_that_depends_on_itself_is_proven() {
     assert_eq!(g.fluents.len(), 2, "{:?}", proof.groups);
     assert!(g.exactly_one);
 }
+
+/// A proof that meets its node budget inside a BDD operation gives up soundly: no group is
+/// proven, every fluent is a group of its own (the plain encoding), and the reason names the
+/// budget; where groups may be assumed, those the playouts did not break are, and marked so.
+#[test]
+fn a_proof_over_its_node_budget_gives_up_with_single_fluents() {
+    use symgame_symbolic::mutex::{prove_groups_within, MutexBudget};
+    let game = load_game("tictactoe");
+    for assume in [false, true] {
+        let budget = MutexBudget {
+            max_operation_nodes: 1,
+            assume_on_give_up: assume,
+            ..MutexBudget::default()
+        };
+        let proof = prove_groups_within(&game, &budget);
+        let why = proof.gave_up.as_deref().expect("the budget is met");
+        assert!(why.contains("nodes"), "{why}");
+        assert_eq!(proof.proven, 0);
+        assert_eq!(proof.assumed, assume);
+        if assume {
+            // The cells and the control are never broken by a playout: assumed as groups.
+            assert!(proof.groups.iter().any(|g| g.fluents.len() > 1));
+        } else {
+            assert!(proof.groups.iter().all(|g| g.fluents.len() == 1));
+            assert_eq!(proof.groups.len(), game.fluents.len());
+        }
+    }
+}
