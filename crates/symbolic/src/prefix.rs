@@ -44,8 +44,8 @@ pub struct ExplicitPrefix {
     /// layer is expanded symbolically).
     pub max_seconds: f64,
     /// For a game compiled within each layer (whose symbolic layers are slow), the run goes on
-    /// after the set-up up to layers of this many states and successors, in at most
-    /// `max_seconds` more.
+    /// after the set-up up to layers of this many states (and [`Self::max_successors`]
+    /// successors), in at most `max_seconds` more.
     pub layerwise_states: usize,
 }
 
