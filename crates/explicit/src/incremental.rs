@@ -33,9 +33,10 @@ use specialize::Specialized;
 pub(crate) use specialize::BUDGET;
 use symgame_ground::{GroundGame, Lit};
 
-/// A move-dependent gate as a count of true literals: its literals other than constants and
-/// move signals (`lits[start..start + n]`), the number of its constant and move literals true
-/// when every move is false (`offset`), and its number of literals (`len`).
+/// A move-dependent gate as a count of true literals: its literals whose value with every move
+/// false depends on the state (`lits[start..start + n]`), the number of its other literals
+/// (constants, moves, gates constant at the base such as a move's conjunction with a fluent)
+/// true when every move is false (`offset`), and its number of literals (`len`).
 #[derive(Clone, Copy, Debug)]
 struct Counted {
     start: u32,
@@ -89,14 +90,14 @@ pub(crate) struct Work {
 
 /// A compressed map from signals to values: `vals[start[s]..start[s + 1]]` for signal `s`.
 #[derive(Debug)]
-struct Csr {
+pub(crate) struct Csr {
     start: Vec<u32>,
     vals: Vec<u32>,
 }
 
 impl Csr {
     /// From (signal, value) pairs, in the order of the values for each signal.
-    fn new(num_signals: usize, mut pairs: Vec<(u32, u32)>) -> Csr {
+    pub(crate) fn new(num_signals: usize, mut pairs: Vec<(u32, u32)>) -> Csr {
         pairs.sort_unstable();
         let mut start = vec![0; num_signals + 1];
         for &(s, _) in &pairs {
@@ -112,7 +113,7 @@ impl Csr {
     }
 
     #[inline]
-    fn get(&self, s: u32) -> &[u32] {
+    pub(crate) fn get(&self, s: u32) -> &[u32] {
         &self.vals[self.start[s as usize] as usize..self.start[s as usize + 1] as usize]
     }
 }
@@ -246,9 +247,17 @@ impl NextPlan {
             let mut offset = 0;
             for &l in &own {
                 let s = l >> 1;
+                let constant = match dep_of[s as usize] {
+                    u32::MAX => None,
+                    k => base_const[k as usize],
+                };
                 if s == 0 || (first_move..end_move).contains(&s) {
                     // constant true (code 0), or a move literal true when negated
                     offset += (l == 0 || (s != 0 && l & 1 == 1)) as u32;
+                } else if let Some(v) = constant {
+                    // a gate whose base value does not depend on the state (a conjunction
+                    // with a move): counted once here, not per state in `base_count`
+                    offset += (v != (l & 1 == 1)) as u32;
                 } else {
                     lits.push(l);
                 }

@@ -15,6 +15,7 @@
 //! Architecture invariant: depends only on `symgame-ground` (and the standard library); never
 //! on BDD code.
 
+mod delta;
 mod explore;
 mod incremental;
 mod program;

@@ -1,5 +1,6 @@
 //! [`Reasoner`]: the compiled evaluator of a ground game, with its per-clone scratch space.
 
+use crate::delta::{DeltaNet, DeltaWork};
 use crate::incremental::{read, Base, NextPlan, Work, BUDGET};
 use crate::program::Program;
 use crate::State;
@@ -11,8 +12,9 @@ pub(crate) struct Compiled {
     pub(crate) num_fluents: usize,
     num_signals: usize,
     init: State,
-    /// programs for the cones of terminal, legal and goal (in this order; see `Part`)
-    parts: [Program; 3],
+    /// The cones of terminal, legal and goal, evaluated together by change propagation
+    /// from the state loaded before.
+    pub(crate) net: DeltaNet,
     pub(crate) plan: NextPlan,
     legal: Vec<Vec<u32>>,
     pub(crate) goals: Vec<Vec<(u8, u32)>>,
@@ -25,9 +27,12 @@ struct Scratch {
     vals: Vec<u8>,
     /// The state whose fluents are loaded in `vals`.
     loaded: Option<State>,
-    /// Which of the parts (terminal, legal, goal, next base) have been evaluated for `loaded`.
-    done: [bool; 4],
-    /// The base of the `next` cone for `loaded` (valid when `done[Part::Next]`).
+    /// Whether the base of the `next` cone has been evaluated for `loaded` (the state-only
+    /// cones always are).
+    next_done: bool,
+    /// The counts of the state-only cones.
+    delta: DeltaWork,
+    /// The base of the `next` cone for `loaded` (valid when `next_done`).
     base: Base,
     /// The moves of the current joint move, from the first move signal.
     moves: Vec<u32>,
@@ -42,7 +47,8 @@ impl Scratch {
         Scratch {
             vals,
             loaded: None,
-            done: [false; 4],
+            next_done: false,
+            delta: c.net.empty_work(),
             base,
             moves: Vec::with_capacity(c.move_offset.len()),
             work: c.plan.empty_work(),
@@ -104,11 +110,13 @@ impl Reasoner {
             num_fluents: nf,
             num_signals: game.circuit.num_signals(),
             init,
-            parts: [
-                Program::compile(&game.circuit, &[game.terminal]),
-                Program::compile(&game.circuit, &legal_roots),
-                Program::compile(&game.circuit, &goal_roots),
-            ],
+            net: {
+                let mut roots = legal_roots;
+                roots.extend(goal_roots);
+                roots.push(game.terminal);
+                let prog = Program::compile(&game.circuit, &roots);
+                DeltaNet::new(prog, game.circuit.num_signals(), nf)
+            },
             plan: NextPlan::new(game, budget),
             legal: game
                 .legal
@@ -145,27 +153,23 @@ impl Reasoner {
         self.c.init.clone()
     }
 
-    /// Loads `s` into `sc` (unless loaded) and evaluates `part` of the circuit (unless done).
+    /// Loads `s` into `sc` (unless loaded), which evaluates the state-only cones, and the
+    /// base of the `next` cone if `part` is [`Part::Next`] (unless done).
     fn prepare(c: &Compiled, sc: &mut Scratch, s: &State, part: Part) {
         if sc.loaded.as_ref() != Some(s) {
-            load_fluents(&mut sc.vals, s, c.num_fluents);
+            c.net.load(&mut sc.vals, s, &mut sc.delta);
             match &mut sc.loaded {
                 Some(l) => l.0.copy_from_slice(&s.0),
                 None => sc.loaded = Some(s.clone()),
             }
-            sc.done = [false; 4];
-        }
-        if sc.done[part as usize] {
-            return;
+            sc.next_done = false;
         }
         if let Part::Next = part {
-            Self::prepare(c, sc, s, Part::Terminal);
-            Self::prepare(c, sc, s, Part::Legal);
-            c.plan.load_base(&mut sc.vals, &mut sc.base);
-        } else {
-            c.parts[part as usize].run(&mut sc.vals);
+            if !sc.next_done {
+                c.plan.load_base(&mut sc.vals, &mut sc.base);
+                sc.next_done = true;
+            }
         }
-        sc.done[part as usize] = true;
     }
 
     /// Loads `s` (unless loaded) and evaluates `part` of the circuit (unless done).
@@ -262,16 +266,5 @@ impl Reasoner {
             .iter()
             .map(|j| self.next_state(s, j))
             .collect()
-    }
-}
-
-fn load_fluents(vals: &mut [u8], s: &State, nf: usize) {
-    vals[0] = 1;
-    for (w, &bits) in s.0.iter().enumerate() {
-        let lo = w * 64;
-        let hi = (lo + 64).min(nf);
-        for (k, v) in vals[1 + lo..1 + hi].iter_mut().enumerate() {
-            *v = (bits >> k & 1) as u8;
-        }
     }
 }

@@ -1,0 +1,228 @@
+//! The state-only cones (terminal, legal, goal) evaluated by change propagation from the
+//! state evaluated before.
+//!
+//! States evaluated one after the other mostly differ in a few fluents: the successors of one
+//! state, the states of a layer sorted by their bits, a playout's consecutive states. A full
+//! evaluation pays for every gate of the cones per state (chess_200's legal cone has 74,715
+//! gates, quarto's terminal cone 276,326), while the gates whose value changes are a few
+//! hundred. [`DeltaNet::load`] keeps, per gate, its number of true literals, and propagates the
+//! fluents that changed: a signal that changes adjusts the count of each gate reading it, and a
+//! gate whose count changed is re-decided from its count (an AND is true when every literal
+//! is, an OR when one is), in circuit order, so a gate is decided after all its inputs. A
+//! cyclic run one of whose gates is reached is re-iterated from false to its least fixpoint,
+//! as a full evaluation does. When many fluents change, the cones are evaluated in full and
+//! the counts recomputed; the values are the same either way.
+
+use crate::incremental::{read, Csr};
+use crate::program::Program;
+use crate::State;
+
+/// The state-only cones as a program with its readers (see the module documentation).
+#[derive(Debug)]
+pub(crate) struct DeltaNet {
+    prog: Program,
+    /// Per instruction: `(first, end)` of its cyclic run, or `(0, 0)`.
+    cyclic: Vec<(u32, u32)>,
+    /// Per signal: the instructions reading it, `j << 1 | negated` (one entry a literal).
+    readers: Csr,
+    num_fluents: usize,
+    /// Past this many changed fluents, a state is evaluated in full.
+    max_changes: usize,
+}
+
+/// The per-clone state of a [`DeltaNet`]: the counts of the state evaluated last.
+#[derive(Clone, Debug)]
+pub(crate) struct DeltaWork {
+    /// Per acyclic instruction: its true literals (valid when `loaded`).
+    counts: Vec<u32>,
+    /// One bit per instruction: its count changed (or its cyclic run was reached) and it is
+    /// not decided yet.
+    dirty: Vec<u64>,
+    /// The first and last words of `dirty` that may have a bit set.
+    lo: usize,
+    hi: usize,
+    /// The values of a cyclic run's gates before it is re-iterated.
+    old: Vec<u8>,
+    /// The state the counts and the values of the cones are those of.
+    loaded: Option<State>,
+}
+
+impl DeltaNet {
+    /// The net of `prog`, a program over `num_signals` signals whose first `num_fluents + 1`
+    /// are the constant and the fluents.
+    pub(crate) fn new(prog: Program, num_signals: usize, num_fluents: usize) -> DeltaNet {
+        let mut cyclic = vec![(0, 0); prog.instrs.len()];
+        for &(a, b, cyc) in &prog.runs {
+            if cyc {
+                cyclic[a as usize..b as usize].fill((a, b));
+            }
+        }
+        let mut pairs = Vec::new();
+        for (j, i) in prog.instrs.iter().enumerate() {
+            for &l in prog.inputs(i) {
+                if l >> 1 != 0 {
+                    pairs.push((l >> 1, (j as u32) << 1 | (l & 1)));
+                }
+            }
+        }
+        DeltaNet {
+            prog,
+            cyclic,
+            readers: Csr::new(num_signals, pairs),
+            num_fluents,
+            max_changes: (num_fluents / 8).max(8),
+        }
+    }
+
+    /// Fresh work space for this net (nothing loaded).
+    pub(crate) fn empty_work(&self) -> DeltaWork {
+        let n = self.prog.instrs.len();
+        DeltaWork {
+            counts: vec![0; n],
+            dirty: vec![0; n.div_ceil(64)],
+            lo: usize::MAX,
+            hi: 0,
+            old: Vec::new(),
+            loaded: None,
+        }
+    }
+
+    /// Makes `vals` hold `s`'s fluents and the values of the cones in `s`: by change
+    /// propagation from the state loaded before, or in full.
+    pub(crate) fn load(&self, vals: &mut [u8], s: &State, w: &mut DeltaWork) {
+        let changed = match &w.loaded {
+            Some(old) if old == s => return,
+            Some(old) => {
+                let d: u32 = old
+                    .0
+                    .iter()
+                    .zip(s.0.iter())
+                    .map(|(a, b)| (a ^ b).count_ones())
+                    .sum();
+                d as usize
+            }
+            None => usize::MAX,
+        };
+        if changed > self.max_changes {
+            self.full(vals, s, w);
+        } else {
+            let old = w.loaded.take().expect("a loaded state");
+            for (k, (&a, &b)) in old.0.iter().zip(s.0.iter()).enumerate() {
+                let mut diff = a ^ b;
+                while diff != 0 {
+                    let f = k * 64 + diff.trailing_zeros() as usize;
+                    diff &= diff - 1;
+                    let v = (b >> (f % 64) & 1) as u8;
+                    let sig = 1 + f as u32;
+                    vals[sig as usize] = v;
+                    self.propagate(sig, v, (0, 0), w);
+                }
+            }
+            self.settle(vals, w);
+            w.loaded = Some(old);
+        }
+        match &mut w.loaded {
+            Some(l) => l.0.copy_from_slice(&s.0),
+            None => w.loaded = Some(s.clone()),
+        }
+    }
+
+    /// Loads `s` and evaluates the cones in full, recomputing every count.
+    fn full(&self, vals: &mut [u8], s: &State, w: &mut DeltaWork) {
+        load_fluents(vals, s, self.num_fluents);
+        self.prog.run(vals);
+        for (j, i) in self.prog.instrs.iter().enumerate() {
+            if self.cyclic[j].1 == 0 {
+                let lits = self.prog.inputs(i);
+                w.counts[j] = lits.iter().filter(|&&l| read(vals, l)).count() as u32;
+            }
+        }
+    }
+
+    /// Signal `s` now has value `v` (it had the other one): adjusts the counts of its readers
+    /// and marks them, except those of the cyclic run `skip`.
+    #[inline]
+    fn propagate(&self, s: u32, v: u8, skip: (u32, u32), w: &mut DeltaWork) {
+        for &r in self.readers.get(s) {
+            let j = r >> 1;
+            if skip.0 <= j && j < skip.1 {
+                continue;
+            }
+            let j = j as usize;
+            if self.cyclic[j].1 == 0 {
+                // the literal is true now iff `v ^ negated`
+                if (v ^ (r & 1) as u8) != 0 {
+                    w.counts[j] += 1;
+                } else {
+                    w.counts[j] -= 1;
+                }
+            }
+            let (word, bit) = (j / 64, 1u64 << (j % 64));
+            w.dirty[word] |= bit;
+            w.lo = w.lo.min(word);
+            w.hi = w.hi.max(word);
+        }
+    }
+
+    /// Decides the marked gates in circuit order, propagating the changes.
+    fn settle(&self, vals: &mut [u8], w: &mut DeltaWork) {
+        let mut word = w.lo;
+        while word <= w.hi && word < w.dirty.len() {
+            let bits = w.dirty[word];
+            if bits == 0 {
+                word += 1;
+                continue;
+            }
+            let j = word * 64 + bits.trailing_zeros() as usize;
+            w.dirty[word] &= bits - 1;
+            let (a, b) = self.cyclic[j];
+            let i = &self.prog.instrs[j];
+            if b == 0 {
+                let len = self.prog.inputs(i).len() as u32;
+                let c = w.counts[j];
+                let v = if self.prog.is_and(i) { c == len } else { c > 0 } as u8;
+                if v != vals[i.out as usize] {
+                    vals[i.out as usize] = v;
+                    self.propagate(i.out, v, (0, 0), w);
+                }
+                continue;
+            }
+            // a cyclic run: re-iterate it from false
+            let run = &self.prog.instrs[a as usize..b as usize];
+            w.old.clear();
+            w.old.extend(run.iter().map(|i| vals[i.out as usize]));
+            for k in a as usize..b as usize {
+                w.dirty[k / 64] &= !(1u64 << (k % 64));
+            }
+            self.prog.fixpoint(run, vals);
+            for (k, i) in run.iter().enumerate() {
+                let v = vals[i.out as usize];
+                if v != w.old[k] {
+                    self.propagate(i.out, v, (a, b), w);
+                }
+            }
+        }
+        w.lo = usize::MAX;
+        w.hi = 0;
+    }
+}
+
+#[cfg(test)]
+impl DeltaNet {
+    /// The number of cyclic runs in the cones.
+    pub(crate) fn num_cyclic_runs(&self) -> usize {
+        self.prog.runs.iter().filter(|r| r.2).count()
+    }
+}
+
+/// Writes the constant and the fluents of `s` into `vals`.
+pub(crate) fn load_fluents(vals: &mut [u8], s: &State, nf: usize) {
+    vals[0] = 1;
+    for (w, &bits) in s.0.iter().enumerate() {
+        let lo = w * 64;
+        let hi = (lo + 64).min(nf);
+        for (k, v) in vals[1 + lo..1 + hi].iter_mut().enumerate() {
+            *v = (bits >> k & 1) as u8;
+        }
+    }
+}
