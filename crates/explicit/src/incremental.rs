@@ -4,7 +4,8 @@
 //! other gates (a whole cyclic block is if one of its gates reads a move-dependent signal); the
 //! symbolic compiler (`symgame-symbolic`, `Compiler::set_joint_move`) classifies the same way.
 //!
-//! Per loaded state, [`NextPlan::load_base`] evaluates the move-independent gates once, then the
+//! Per loaded state, once the move-independent gates are evaluated ([`NextPlan::indep_gates`]:
+//! the reasoner evaluates them with the state-only cones), [`NextPlan::load_base`] evaluates the
 //! move-dependent ones with every move signal false (the base: move literals are folded to
 //! constants, so a gate that only reads moves costs nothing), and the base next state. It also
 //! records, per acyclic move-dependent gate, how many of its literals are true.
@@ -31,7 +32,7 @@ use crate::program::Program;
 use crate::State;
 use specialize::Specialized;
 pub(crate) use specialize::BUDGET;
-use symgame_ground::{GroundGame, Lit};
+use symgame_ground::GroundGame;
 
 /// A move-dependent gate as a count of true literals: its literals whose value with every move
 /// false depends on the state (`lits[start..start + n]`), the number of its other literals
@@ -121,9 +122,6 @@ impl Csr {
 /// The compiled `next` cone, split into its move-independent and move-dependent parts.
 #[derive(Debug)]
 pub(crate) struct NextPlan {
-    /// The move-independent gates of the `next` cone that are not in the terminal or legal
-    /// cones (those must have been evaluated before [`Self::load_base`]).
-    indep: Program,
     /// The move-dependent gates of the `next` cone (cyclic runs are evaluated from it).
     dep: Program,
     /// Per instruction of `dep`: the gate as a count (meaningless for cyclic runs' gates).
@@ -215,10 +213,6 @@ impl NextPlan {
         let c = &game.circuit;
         let dep = game.move_dependent_gates();
         let next_cone = c.cone(&game.next);
-        let mut state_roots: Vec<Lit> = game.legal.iter().flatten().copied().collect();
-        state_roots.push(game.terminal);
-        let state_cone = c.cone(&state_roots);
-        let indep = Program::compile_gates(c, |g| next_cone[g] && !dep[g] && !state_cone[g]);
         let dep = Program::compile_gates(c, |g| next_cone[g] && dep[g]);
         let first_move = game.fluents.len() as u32 + 1;
         let end_move = c.num_inputs;
@@ -286,7 +280,6 @@ impl NextPlan {
             .map(|s| !readers.get(s).is_empty() || !fluents_of.get(s).is_empty())
             .collect();
         let mut plan = NextPlan {
-            indep,
             counted,
             lits,
             cyclic,
@@ -345,10 +338,21 @@ impl NextPlan {
         }
     }
 
-    /// Evaluates the `next` cone of the state loaded in `vals` with every move signal false
-    /// (they must be), the terminal and legal parts already evaluated, and records the base.
+    /// The gates of `game`'s `next` cone that read no move, directly or not: they must be
+    /// evaluated before [`Self::load_base`], which evaluates the others.
+    pub(crate) fn indep_gates(game: &GroundGame) -> Vec<bool> {
+        let dep = game.move_dependent_gates();
+        let mut gates = game.circuit.cone(&game.next);
+        for (g, d) in gates.iter_mut().zip(dep) {
+            *g &= !d;
+        }
+        gates
+    }
+
+    /// Evaluates the move-dependent gates of the `next` cone of the state loaded in `vals`
+    /// with every move signal false (they must be), the state-only cones and the gates of
+    /// [`Self::indep_gates`] already evaluated, and records the base.
     pub(crate) fn load_base(&self, vals: &mut [u8], base: &mut Base) {
-        self.indep.run(vals);
         let instrs = &self.dep.instrs;
         for &item in &self.base_eval {
             let j = (item >> 1) as usize;

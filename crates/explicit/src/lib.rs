@@ -1,13 +1,13 @@
 //! The explicit reasoner: a compiled evaluator of a ground game, one state at a time.
 //!
 //! [`Reasoner`] compiles the [`GroundGame`]'s circuit into flat programs over a byte per signal
-//! (`program`): the cones of `legal`, `goal` and `terminal`, which read fluents only, evaluated
-//! lazily once per state; and the cone of `next`, split into its move-independent gates
-//! (evaluated once per state) and its move-dependent ones, evaluated once per state with every
-//! move false and then incrementally per joint move (`incremental`: a specialization of the
-//! cone to each single move, and change propagation for the other joint moves). A [`State`] is
-//! the set of true fluents as a bit set. [`explore`] enumerates the reachable states breadth
-//! first.
+//! (`program`): the cones of `legal`, `goal` and `terminal`, which read fluents only, together
+//! with the gates of `next` that read no move, evaluated once per state by change propagation
+//! from the state evaluated before (`delta`); and the move-dependent gates of `next`,
+//! evaluated once per state with every move false and then incrementally per joint move
+//! (`incremental`: a specialization of the cone to each single move, and change propagation
+//! for the other joint moves). A [`State`] is the set of true fluents as a bit set.
+//! [`explore`] enumerates the reachable states breadth first.
 //!
 //! This crate is the engine of the explicit cross-checks (proof-number search, alpha-beta,
 //! replaying plans), so it must stay independent of the symbolic side.

@@ -1,6 +1,6 @@
 //! Flat programs over a byte per signal: the evaluator the reasoner compiles the circuit into.
 
-use symgame_ground::{Circuit, Gate, Lit};
+use symgame_ground::{Circuit, Gate};
 
 /// One instruction: a gate writing `out` from `len` literal codes starting at `start`.
 #[derive(Clone, Copy, Debug)]
@@ -22,7 +22,8 @@ pub(crate) struct Program {
 
 impl Program {
     /// The program of the cone of `roots`.
-    pub(crate) fn compile(c: &Circuit, roots: &[Lit]) -> Program {
+    #[cfg(test)]
+    pub(crate) fn compile(c: &Circuit, roots: &[symgame_ground::Lit]) -> Program {
         let needed = c.cone(roots);
         Program::compile_gates(c, |g| needed[g])
     }

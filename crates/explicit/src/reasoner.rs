@@ -12,8 +12,8 @@ pub(crate) struct Compiled {
     pub(crate) num_fluents: usize,
     num_signals: usize,
     init: State,
-    /// The cones of terminal, legal and goal, evaluated together by change propagation
-    /// from the state loaded before.
+    /// The cones of terminal, legal and goal and the gates of `next` that read no move,
+    /// evaluated together by change propagation from the state loaded before.
     pub(crate) net: DeltaNet,
     pub(crate) plan: NextPlan,
     legal: Vec<Vec<u32>>,
@@ -114,7 +114,9 @@ impl Reasoner {
                 let mut roots = legal_roots;
                 roots.extend(goal_roots);
                 roots.push(game.terminal);
-                let prog = Program::compile(&game.circuit, &roots);
+                let state_cone = game.circuit.cone(&roots);
+                let indep = NextPlan::indep_gates(game);
+                let prog = Program::compile_gates(&game.circuit, |g| state_cone[g] || indep[g]);
                 DeltaNet::new(prog, game.circuit.num_signals(), nf)
             },
             plan: NextPlan::new(game, budget),

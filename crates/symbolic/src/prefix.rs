@@ -166,10 +166,11 @@ impl ExplicitPrefix {
                 return Ok(None);
             }
         }
-        Ok(Some(ExplicitStep {
-            expand,
-            successors: successors.into_iter().collect(),
-        }))
+        // Sorted, so that consecutive states share most fluents: the reasoner evaluates a
+        // state by change propagation from the one before.
+        let mut successors: Vec<State> = successors.into_iter().collect();
+        successors.sort_unstable();
+        Ok(Some(ExplicitStep { expand, successors }))
     }
 }
 
