@@ -1,4 +1,4 @@
-//! The state-only cones (terminal, legal, goal) evaluated by change propagation from the
+//! The state-only cones (terminal, legal; and the gates of `next` that read no move) evaluated by change propagation from the
 //! state evaluated before.
 //!
 //! States evaluated one after the other mostly differ in a few fluents: the successors of one
@@ -10,8 +10,11 @@
 //! gate whose count changed is re-decided from its count (an AND is true when every literal
 //! is, an OR when one is), in circuit order, so a gate is decided after all its inputs. A
 //! cyclic run one of whose gates is reached is re-iterated from false to its least fixpoint,
-//! as a full evaluation does. When many fluents change, the cones are evaluated in full and
-//! the counts recomputed; the values are the same either way.
+//! as a full evaluation does. When many fluents change, or when change propagation is
+//! estimated (from the reader entries it visited per changed fluent so far) to cost more than
+//! a full evaluation, the cones are evaluated in full, with the counts recomputed only where
+//! the next states are expected to take change propagation again (and now and then, to
+//! measure it again); the values are the same either way.
 
 use crate::incremental::{read, Csr};
 use crate::program::Program;
@@ -28,6 +31,8 @@ pub(crate) struct DeltaNet {
     num_fluents: usize,
     /// Past this many changed fluents, a state is evaluated in full.
     max_changes: usize,
+    /// The literals of the cones: what a full evaluation reads.
+    wires: f64,
 }
 
 /// The per-clone state of a [`DeltaNet`]: the counts of the state evaluated last.
@@ -43,8 +48,21 @@ pub(crate) struct DeltaWork {
     hi: usize,
     /// The values of a cyclic run's gates before it is re-iterated.
     old: Vec<u8>,
-    /// The state the counts and the values of the cones are those of.
+    /// The state the values of the cones are those of.
     loaded: Option<State>,
+    /// Whether `counts` are those of `loaded` (a full evaluation skips them where change
+    /// propagation does not pay).
+    counted: bool,
+    /// The next load tries change propagation whatever the estimate (to measure it again).
+    probe: bool,
+    /// Reader entries visited by the current change propagation.
+    visits: u64,
+    /// Estimated reader entries visited per changed fluent (a moving average).
+    per_change: f64,
+    /// Estimated fluents changed per load (a moving average).
+    changes: f64,
+    /// Loads so far.
+    loads: u64,
 }
 
 impl DeltaNet {
@@ -65,12 +83,14 @@ impl DeltaNet {
                 }
             }
         }
+        let prog_wires = pairs.len();
         DeltaNet {
             prog,
             cyclic,
             readers: Csr::new(num_signals, pairs),
             num_fluents,
             max_changes: (num_fluents / 8).max(8),
+            wires: prog_wires as f64,
         }
     }
 
@@ -84,6 +104,12 @@ impl DeltaNet {
             hi: 0,
             old: Vec::new(),
             loaded: None,
+            counted: false,
+            probe: false,
+            visits: 0,
+            per_change: 0.0,
+            changes: 0.0,
+            loads: 0,
         }
     }
 
@@ -103,8 +129,24 @@ impl DeltaNet {
             }
             None => usize::MAX,
         };
-        if changed > self.max_changes {
-            self.full(vals, s, w);
+        w.loads += 1;
+        if changed != usize::MAX {
+            w.changes = 0.9 * w.changes + 0.1 * changed as f64;
+        }
+        // Change propagation visits about `per_change` reader entries a changed fluent, each
+        // a few times the cost of a literal read by a full evaluation (which, with the counts,
+        // reads every literal twice).
+        let cheap = |changes: f64| changes * w.per_change <= self.wires / 2.0;
+        let delta = w.counted
+            && changed <= self.max_changes
+            && (std::mem::take(&mut w.probe) || cheap(changed as f64));
+        if !delta {
+            // Counted when the next states are expected to take change propagation, and now
+            // and then to measure it again.
+            let count = (w.changes <= self.max_changes as f64 && cheap(w.changes))
+                || w.loads.is_multiple_of(16);
+            self.full(vals, s, w, count);
+            w.probe = count;
         } else {
             let old = w.loaded.take().expect("a loaded state");
             for (k, (&a, &b)) in old.0.iter().zip(s.0.iter()).enumerate() {
@@ -119,6 +161,8 @@ impl DeltaNet {
                 }
             }
             self.settle(vals, w);
+            let visits = std::mem::take(&mut w.visits) as f64 / changed.max(1) as f64;
+            w.per_change = 0.8 * w.per_change + 0.2 * visits;
             w.loaded = Some(old);
         }
         match &mut w.loaded {
@@ -127,10 +171,14 @@ impl DeltaNet {
         }
     }
 
-    /// Loads `s` and evaluates the cones in full, recomputing every count.
-    fn full(&self, vals: &mut [u8], s: &State, w: &mut DeltaWork) {
+    /// Loads `s` and evaluates the cones in full, recomputing every count if `count`.
+    fn full(&self, vals: &mut [u8], s: &State, w: &mut DeltaWork, count: bool) {
         load_fluents(vals, s, self.num_fluents);
         self.prog.run(vals);
+        w.counted = count;
+        if !count {
+            return;
+        }
         for (j, i) in self.prog.instrs.iter().enumerate() {
             if self.cyclic[j].1 == 0 {
                 let lits = self.prog.inputs(i);
@@ -143,7 +191,9 @@ impl DeltaNet {
     /// and marks them, except those of the cyclic run `skip`.
     #[inline]
     fn propagate(&self, s: u32, v: u8, skip: (u32, u32), w: &mut DeltaWork) {
-        for &r in self.readers.get(s) {
+        let readers = self.readers.get(s);
+        w.visits += readers.len() as u64;
+        for &r in readers {
             let j = r >> 1;
             if skip.0 <= j && j < skip.1 {
                 continue;

@@ -12,9 +12,11 @@ pub(crate) struct Compiled {
     pub(crate) num_fluents: usize,
     num_signals: usize,
     init: State,
-    /// The cones of terminal, legal and goal and the gates of `next` that read no move,
-    /// evaluated together by change propagation from the state loaded before.
+    /// The cones of terminal and legal and the gates of `next` that read no move, evaluated
+    /// together by change propagation from the state loaded before.
     pub(crate) net: DeltaNet,
+    /// The gates of the goal cone outside `net`, evaluated in full when a goal is asked for.
+    goal: Program,
     pub(crate) plan: NextPlan,
     legal: Vec<Vec<u32>>,
     pub(crate) goals: Vec<Vec<(u8, u32)>>,
@@ -30,6 +32,8 @@ struct Scratch {
     /// Whether the base of the `next` cone has been evaluated for `loaded` (the state-only
     /// cones always are).
     next_done: bool,
+    /// Whether the gates of the goal cone outside the net have been evaluated for `loaded`.
+    goal_done: bool,
     /// The counts of the state-only cones.
     delta: DeltaWork,
     /// The base of the `next` cone for `loaded` (valid when `next_done`).
@@ -48,6 +52,7 @@ impl Scratch {
             vals,
             loaded: None,
             next_done: false,
+            goal_done: false,
             delta: c.net.empty_work(),
             base,
             moves: Vec::with_capacity(c.move_offset.len()),
@@ -106,19 +111,28 @@ impl Reasoner {
         let move_offset = (0..game.roles.len())
             .map(|r| game.move_signal(r, 0) - first_move)
             .collect();
+        // The goal cone apart: it can be larger than the rest (othello counts the discs), and
+        // is read in terminal states only.
+        let mut roots = legal_roots;
+        roots.push(game.terminal);
+        let state_cone = game.circuit.cone(&roots);
+        let indep = NextPlan::indep_gates(game);
+        let in_net: Vec<bool> = state_cone
+            .iter()
+            .zip(&indep)
+            .map(|(a, b)| *a || *b)
+            .collect();
+        let goal_cone = game.circuit.cone(&goal_roots);
         let c = Compiled {
             num_fluents: nf,
             num_signals: game.circuit.num_signals(),
             init,
-            net: {
-                let mut roots = legal_roots;
-                roots.extend(goal_roots);
-                roots.push(game.terminal);
-                let state_cone = game.circuit.cone(&roots);
-                let indep = NextPlan::indep_gates(game);
-                let prog = Program::compile_gates(&game.circuit, |g| state_cone[g] || indep[g]);
-                DeltaNet::new(prog, game.circuit.num_signals(), nf)
-            },
+            net: DeltaNet::new(
+                Program::compile_gates(&game.circuit, |g| in_net[g]),
+                game.circuit.num_signals(),
+                nf,
+            ),
+            goal: Program::compile_gates(&game.circuit, |g| goal_cone[g] && !in_net[g]),
             plan: NextPlan::new(game, budget),
             legal: game
                 .legal
@@ -155,8 +169,9 @@ impl Reasoner {
         self.c.init.clone()
     }
 
-    /// Loads `s` into `sc` (unless loaded), which evaluates the state-only cones, and the
-    /// base of the `next` cone if `part` is [`Part::Next`] (unless done).
+    /// Loads `s` into `sc` (unless loaded), which evaluates the terminal and legal cones, and
+    /// the rest of the goal cone or the base of the `next` cone if `part` asks for it (unless
+    /// done).
     fn prepare(c: &Compiled, sc: &mut Scratch, s: &State, part: Part) {
         if sc.loaded.as_ref() != Some(s) {
             c.net.load(&mut sc.vals, s, &mut sc.delta);
@@ -165,6 +180,13 @@ impl Reasoner {
                 None => sc.loaded = Some(s.clone()),
             }
             sc.next_done = false;
+            sc.goal_done = false;
+        }
+        if let Part::Goal = part {
+            if !sc.goal_done {
+                c.goal.run(&mut sc.vals);
+                sc.goal_done = true;
+            }
         }
         if let Part::Next = part {
             if !sc.next_done {
