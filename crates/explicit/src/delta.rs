@@ -245,6 +245,11 @@ impl DeltaNet {
                 w.dirty[k / 64] &= !(1u64 << (k % 64));
             }
             self.prog.fixpoint(run, vals);
+            // (at least one pass over the run's literals: counted as visits)
+            w.visits += run
+                .iter()
+                .map(|i| self.prog.inputs(i).len() as u64)
+                .sum::<u64>();
             for (k, i) in run.iter().enumerate() {
                 let v = vals[i.out as usize];
                 if v != w.old[k] {
