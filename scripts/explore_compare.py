@@ -90,7 +90,7 @@ def main():
         rb = max(rates["before"]) if rates["before"] else None
         ra = max(rates["after"]) if rates["after"] else None
         ratio = f"{ra / rb:.2f}" if ra and rb else "-"
-        rows.append((name, human(rb), human(ra), ratio, common, len(b), len(f)))
+        rows.append((name, human(rb), human(ra), ratio, len(b), len(f), common))
         print(f"{name}: {human(rb)} -> {human(ra)} updates/s (x{ratio}), layers {len(b)} -> {len(f)}, {common} compared", flush=True)
     if a.md:
         with open(a.md + ".tmp", "w") as out:
