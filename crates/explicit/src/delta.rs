@@ -16,6 +16,7 @@
 //! the next states are expected to take change propagation again (and now and then, to
 //! measure it again); the values are the same either way.
 
+use crate::dirty::Dirty;
 use crate::incremental::{read, Csr};
 use crate::program::Program;
 use crate::State;
@@ -40,12 +41,9 @@ pub(crate) struct DeltaNet {
 pub(crate) struct DeltaWork {
     /// Per acyclic instruction: its true literals (valid when `loaded`).
     counts: Vec<u32>,
-    /// One bit per instruction: its count changed (or its cyclic run was reached) and it is
+    /// The instructions whose count changed (or whose cyclic run was reached) and that are
     /// not decided yet.
-    dirty: Vec<u64>,
-    /// The first and last words of `dirty` that may have a bit set.
-    lo: usize,
-    hi: usize,
+    dirty: Dirty,
     /// The values of a cyclic run's gates before it is re-iterated.
     old: Vec<u8>,
     /// The state the values of the cones are those of.
@@ -99,9 +97,7 @@ impl DeltaNet {
         let n = self.prog.instrs.len();
         DeltaWork {
             counts: vec![0; n],
-            dirty: vec![0; n.div_ceil(64)],
-            lo: usize::MAX,
-            hi: 0,
+            dirty: Dirty::new(n),
             old: Vec::new(),
             loaded: None,
             counted: false,
@@ -207,24 +203,13 @@ impl DeltaNet {
                     w.counts[j] -= 1;
                 }
             }
-            let (word, bit) = (j / 64, 1u64 << (j % 64));
-            w.dirty[word] |= bit;
-            w.lo = w.lo.min(word);
-            w.hi = w.hi.max(word);
+            w.dirty.mark(j);
         }
     }
 
     /// Decides the marked gates in circuit order, propagating the changes.
     fn settle(&self, vals: &mut [u8], w: &mut DeltaWork) {
-        let mut word = w.lo;
-        while word <= w.hi && word < w.dirty.len() {
-            let bits = w.dirty[word];
-            if bits == 0 {
-                word += 1;
-                continue;
-            }
-            let j = word * 64 + bits.trailing_zeros() as usize;
-            w.dirty[word] &= bits - 1;
+        while let Some(j) = w.dirty.take() {
             let (a, b) = self.cyclic[j];
             let i = &self.prog.instrs[j];
             if b == 0 {
@@ -242,7 +227,7 @@ impl DeltaNet {
             w.old.clear();
             w.old.extend(run.iter().map(|i| vals[i.out as usize]));
             for k in a as usize..b as usize {
-                w.dirty[k / 64] &= !(1u64 << (k % 64));
+                w.dirty.unmark(k);
             }
             self.prog.fixpoint(run, vals);
             // (at least one pass over the run's literals: counted as visits)
@@ -257,8 +242,6 @@ impl DeltaNet {
                 }
             }
         }
-        w.lo = usize::MAX;
-        w.hi = 0;
     }
 }
 

@@ -28,6 +28,7 @@
 
 mod specialize;
 
+use crate::dirty::Dirty;
 use crate::program::Program;
 use crate::State;
 use specialize::Specialized;
@@ -78,11 +79,8 @@ pub(crate) struct Base {
 pub(crate) struct Work {
     /// The counts of [`Base::counts`] under the current joint move.
     counts: Vec<u32>,
-    /// One bit per instruction of [`NextPlan::dep`]: its count changed and it is not decided.
-    dirty: Vec<u64>,
-    /// The first and last words of `dirty` that may have a bit set.
-    lo: usize,
-    hi: usize,
+    /// The instructions of [`NextPlan::dep`] whose count changed and that are not decided.
+    dirty: Dirty,
     /// The instructions whose count changed (to restore).
     touched: Vec<u32>,
     /// The instructions whose value changed (to restore, and to update the next fluents).
@@ -330,9 +328,7 @@ impl NextPlan {
     pub(crate) fn empty_work(&self) -> Work {
         Work {
             counts: vec![0; self.dep.instrs.len()],
-            dirty: vec![0; self.dep.instrs.len().div_ceil(64)],
-            lo: usize::MAX,
-            hi: 0,
+            dirty: Dirty::new(self.dep.instrs.len()),
             touched: Vec::new(),
             changed: Vec::new(),
         }
@@ -469,12 +465,8 @@ impl NextPlan {
             } else {
                 work.counts[j] = work.counts[j].wrapping_sub(1);
             }
-            let (w, bit) = (j / 64, 1u64 << (j % 64));
-            if work.dirty[w] & bit == 0 {
-                work.dirty[w] |= bit;
+            if work.dirty.mark(j) {
                 work.touched.push(j as u32);
-                work.lo = work.lo.min(w);
-                work.hi = work.hi.max(w);
             }
         }
     }
@@ -495,15 +487,7 @@ impl NextPlan {
 
     /// Decides the marked gates in circuit order, propagating the changes.
     fn settle(&self, vals: &mut [u8], base: &mut Base, work: &mut Work) {
-        let mut w = work.lo;
-        while w <= work.hi && w < work.dirty.len() {
-            let bits = work.dirty[w];
-            if bits == 0 {
-                w += 1;
-                continue;
-            }
-            let j = w * 64 + bits.trailing_zeros() as usize;
-            work.dirty[w] &= bits - 1;
+        while let Some(j) = work.dirty.take() {
             let (a, b) = self.cyclic[j];
             if b == 0 {
                 let out = self.dep.instrs[j].out;
@@ -517,7 +501,7 @@ impl NextPlan {
             }
             // a cyclic run: re-iterate it from false
             for k in a as usize..b as usize {
-                work.dirty[k / 64] &= !(1u64 << (k % 64));
+                work.dirty.unmark(k);
             }
             self.dep
                 .fixpoint(&self.dep.instrs[a as usize..b as usize], vals);
@@ -530,8 +514,6 @@ impl NextPlan {
                 }
             }
         }
-        work.lo = usize::MAX;
-        work.hi = 0;
     }
 
     /// Recomputes in `out` the fluents whose `next` literal reads signal `s`.

@@ -16,6 +16,7 @@
 //! on BDD code.
 
 mod delta;
+mod dirty;
 mod explore;
 mod incremental;
 mod program;
