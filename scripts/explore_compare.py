@@ -14,6 +14,7 @@ Usage: explore_compare.py --before BIN --after BIN [--limit T] [--rounds N] [--m
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -98,8 +99,6 @@ def main():
             out.write("|---|---:|---:|---:|---:|---:|---:|\n")
             for r in rows:
                 out.write("| " + " | ".join(str(x) for x in r) + " |\n")
-        import os
-
         os.replace(a.md + ".tmp", a.md)
     sys.exit(1 if failed else 0)
 
