@@ -12,6 +12,7 @@ mod ground;
 mod hardening_files;
 mod hardening_flags;
 mod hardening_gdl;
+mod long_runs;
 mod plan;
 mod play;
 mod plot;

@@ -204,6 +204,13 @@ pub struct EngineArgs<K: EngineDefaults> {
     #[arg(long, value_name = "N", default_value = K::FLAGS.cache_log2,
           value_parser = clap::value_parser!(u32).range(8..=32))]
     pub cache_log2: u32,
+    /// The most memory the run may use, e.g. 20G, 512M, 3.5G or a number of bytes (K, M, G
+    /// and T are powers of 1024). oxidd's node table is sized to fit in it beside its cache
+    /// (instead of --nodes-log2), and the run stops with "memory limit reached" (exit code 3,
+    /// what finished is reported) once its resident memory passes it. Without it: three
+    /// quarters of the machine's memory, and the node table of --nodes-log2.
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory, conflicts_with = "nodes_log2")]
+    pub memory: Option<u64>,
     #[arg(skip)]
     kind: PhantomData<K>,
 }
@@ -218,6 +225,65 @@ const NODE_BYTES: u64 = 16;
 /// Bytes of one oxidd apply-cache entry, measured: 2^23 entries are about 0.25 GB.
 const CACHE_ENTRY_BYTES: u64 = 32;
 
+/// Resident bytes a node of oxidd's table costs when the table is full, with its share of the
+/// unique table and of the search's own sets: measured on Connect Four 7×6 reachability
+/// filling tables of 2^21 to 2^24 nodes (56 to 77 bytes a node between successive sizes).
+const NODE_RESIDENT_BYTES: u64 = 80;
+/// Resident bytes of a run besides the node table and the cache: the program, the ground game
+/// and the compiled relations of a small game (about 60 MB measured on Connect Four 7×6).
+const BASE_RESIDENT_BYTES: u64 = 96 << 20;
+
+/// `--memory`: a number of bytes with an optional K, M, G or T (powers of 1024, an optional
+/// `B` or `iB` after it), at least 64M.
+pub(crate) fn parse_memory(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let upper = t.to_ascii_uppercase();
+    let body = upper
+        .strip_suffix("IB")
+        .or_else(|| upper.strip_suffix('B'))
+        .unwrap_or(&upper);
+    let (number, shift) = match body.chars().last() {
+        Some('K') => (&body[..body.len() - 1], 10),
+        Some('M') => (&body[..body.len() - 1], 20),
+        Some('G') => (&body[..body.len() - 1], 30),
+        Some('T') => (&body[..body.len() - 1], 40),
+        _ => (body, 0),
+    };
+    let bad = || format!("expected a size such as 20G, 512M or 1048576, not {s:?}");
+    let value: f64 = number.trim().parse().map_err(|_| bad())?;
+    let bytes = value * (1u64 << shift) as f64;
+    if !bytes.is_finite() || bytes < 0.0 || bytes >= 2f64.powi(63) {
+        return Err(bad());
+    }
+    let bytes = bytes as u64;
+    if bytes < 64 << 20 {
+        return Err(format!("{s:?} is less than 64M, too little for any run"));
+    }
+    Ok(bytes)
+}
+
+/// The memory a run may use when `--memory` is not given: three quarters of the machine's,
+/// leaving room for the system and a second run.
+fn safe_share() -> Option<u64> {
+    symgame_limits::machine_memory().map(|m| m / 4 * 3)
+}
+
+/// The node table that fits in `memory` bytes beside a cache of 2^`cache_log2` entries.
+fn nodes_within(memory: u64, cache_log2: u32) -> Result<usize, String> {
+    let cache = CACHE_ENTRY_BYTES << cache_log2;
+    let nodes = memory.saturating_sub(cache + BASE_RESIDENT_BYTES) / NODE_RESIDENT_BYTES;
+    let most = (1u64 << 32) - 2;
+    if nodes < 1 << NODES_LOG2_MIN {
+        return Err(format!(
+            "--memory {:.2} GiB leaves no room for a node table beside a cache of 2^{cache_log2} \
+             entries ({:.2} GiB); give more memory or a smaller --cache-log2",
+            memory as f64 / (1u64 << 30) as f64,
+            cache as f64 / (1u64 << 30) as f64
+        ));
+    }
+    Ok(nodes.min(most) as usize)
+}
+
 /// `--threads`: 0 (one per core) up to 4 per core. More threads than that only slow oxidd
 /// down (tic-tac-toe takes a minute on 1000 threads) and millions of them never start.
 fn parse_threads(s: &str) -> Result<usize, String> {
@@ -230,14 +296,6 @@ fn parse_threads(s: &str) -> Result<usize, String> {
         )),
         Err(_) => Err(format!("expected a number of threads, not {s:?}")),
     }
-}
-
-/// The machine's memory in bytes (`MemTotal` of `/proc/meminfo`), if known.
-fn machine_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kb.checked_mul(1024)
 }
 
 /// Whether an oxidd table of 2^`nodes_log2` nodes and 2^`cache_log2` cache entries fits in
@@ -267,17 +325,33 @@ impl<K: EngineDefaults> EngineArgs<K> {
     /// The engine parameters; refused (exit code 2) if oxidd's tables do not fit in the
     /// machine's memory.
     pub fn config(&self) -> Result<EngineConfig, Failure> {
-        if self.backend == Backend::Oxidd {
-            if let Some(memory) = machine_memory() {
-                check_table_fits(self.nodes_log2, self.cache_log2, memory)
-                    .map_err(Failure::input)?;
+        let node_capacity = match self.memory {
+            Some(memory) if self.backend == Backend::Oxidd => {
+                nodes_within(memory, self.cache_log2).map_err(Failure::input)?
             }
-        }
+            _ => {
+                if self.backend == Backend::Oxidd {
+                    if let Some(memory) = symgame_limits::machine_memory() {
+                        check_table_fits(self.nodes_log2, self.cache_log2, memory)
+                            .map_err(Failure::input)?;
+                    }
+                }
+                1usize << self.nodes_log2
+            }
+        };
         Ok(EngineConfig {
             threads: self.threads,
-            node_capacity: 1usize << self.nodes_log2,
+            node_capacity,
             cache_capacity: 1usize << self.cache_log2,
         })
+    }
+
+    /// `limits` with the run's memory ceiling: `--memory`, else the safe share of the machine.
+    pub fn bound(&self, limits: Limits) -> Limits {
+        Limits {
+            max_resident_bytes: self.memory.or_else(safe_share),
+            ..limits
+        }
     }
 
     /// The set-up of a search of `game` with `encoding` on this engine.
@@ -546,6 +620,23 @@ mod tests {
         );
         let e = check_table_fits(20, 32, gib).unwrap_err();
         assert!(e.contains("lower it"), "{e}");
+    }
+
+    #[test]
+    fn memory_sizes() {
+        let gib = 1u64 << 30;
+        assert_eq!(parse_memory("20G"), Ok(20 * gib));
+        assert_eq!(parse_memory("20GiB"), Ok(20 * gib));
+        assert_eq!(parse_memory("1.5g"), Ok(3 * gib / 2));
+        assert_eq!(parse_memory("512M"), Ok(512 << 20));
+        assert_eq!(parse_memory("134217728"), Ok(128 << 20));
+        for bad in ["", "G", "-1G", "20X", "1e30G", "inf", "nan", "1M"] {
+            assert!(parse_memory(bad).is_err(), "{bad:?}");
+        }
+        // 20 GiB with a 2^23 cache: about 268 M nodes; the cache alone can take it all.
+        let nodes = nodes_within(20 * gib, 23).unwrap();
+        assert!((260_000_000..270_000_000).contains(&nodes), "{nodes}");
+        assert!(nodes_within(128 << 20, 23).unwrap_err().contains("no room"));
     }
 
     #[test]

@@ -82,7 +82,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         backend: a.engine.backend,
         engine,
         layered: a.layered.layered,
-        limits: a.limits.limits(&clock),
+        limits: a.engine.bound(a.limits.limits(&clock)),
         whole_set: a.whole_set,
         symbolic: symbolic_options(&clock),
         solution: a.solution.clone(),

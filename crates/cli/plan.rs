@@ -170,7 +170,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         goal: a.goal,
         patterns,
     };
-    let limits = a.limits.limits(&clock);
+    let limits = a.engine.bound(a.limits.limits(&clock));
     let progress = Progress::new(a.output.json);
     let outcome = plan_with_backend(
         &game,

@@ -9,8 +9,8 @@ use serde::Serialize;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use symgame_symbolic::{
-    Encoding, EncodingKind, ExplicitRun, Order, Phase, ReachJob, ReachStats, SetupLog, StopReason,
-    SymbolicError, SymbolicOptions,
+    Encoding, EncodingKind, ExplicitRun, KeptReachJob, Order, Phase, ReachJob, ReachStats,
+    ReachStore, SetupLog, StopReason, SymbolicError, SymbolicOptions,
 };
 
 #[derive(clap::Args)]
@@ -28,6 +28,12 @@ pub struct Args {
     /// Merge terminal parts while a merged part has at most N BDD nodes (0: one per part).
     #[arg(long, value_name = "N", default_value_t = SymbolicOptions::default().terminal_cluster_nodes)]
     terminal_cluster_nodes: usize,
+    /// Keep each finished layer in this directory (created if missing), and go on from the
+    /// layers found there: a stopped or killed search resumes from its last finished layer,
+    /// over the encoding it began with (the fingerprint of the game and encoding must match),
+    /// and its seconds count over all sittings. A complete search is reported as found.
+    #[arg(long, value_name = "DIR")]
+    resume: Option<std::path::PathBuf>,
     // The time limit bounds grounding too.
     #[command(flatten)]
     run: LayerRunArgs,
@@ -166,13 +172,26 @@ pub fn run(a: Args) -> Result<(), Failure> {
         }
     };
     log.finish(None);
+    let mut store = match &a.resume {
+        Some(dir) => Some(ReachStore::open(dir, &game)?),
+        None => None,
+    };
+    // The encoding of the search found in --resume DIR, used by the first attempt only.
+    let mut stored = store
+        .as_ref()
+        .and_then(|s| s.previous())
+        .map(|m| m.encoding.clone());
     let mut assume = true;
     // The run on assumed groups that broke: its layers before the break are exact, and stand
     // if the run with proven groups stops before it gets as far.
     let mut broken: Option<(ReachStats, u32, usize, f64)> = None;
     let mut order_used: Order;
     let (stats, bits, mutex_groups, setup_seconds) = loop {
-        let explicit = a.run.explicit_run(&game, &clock, &log);
+        let resumed = stored.take();
+        let explicit = match resumed {
+            Some(_) => None,
+            None => a.run.explicit_run(&game, &clock, &log),
+        };
         if let (Some(run), Ok(mut done)) = (&explicit, finished.lock()) {
             done.explicit = explicit_layers(run);
         }
@@ -191,7 +210,16 @@ pub fn run(a: Args) -> Result<(), Failure> {
             order: a.encoding.order_or_auto(),
             ..a.encoding.options(&clock)
         };
-        let encoding = Encoding::with_options(&game, &opts);
+        let encoding = match resumed {
+            Some(enc) => enc,
+            None => {
+                let enc = Encoding::with_options(&game, &opts);
+                if let Some(s) = store.as_mut() {
+                    s.begin(&game, &enc)?;
+                }
+                enc
+            }
+        };
         let setup_seconds = started.elapsed().as_secs_f64();
         order_used = encoding.order();
         let (bits, mutex_groups) = (
@@ -211,19 +239,28 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 setup_seconds,
             ));
         }
-        let limits = a.run.limits.limits(&clock);
+        let limits = a.engine.bound(a.run.limits.limits(&clock));
         let setup = a.engine.setup(&game, encoding, &config, &opts);
         let explicit_done = explicit.as_ref().map(explicit_layers).unwrap_or_default();
-        let stats = setup.run(ReachJob {
-            settings: &limits,
-            explicit,
-            progress: |s: &ReachStats| {
-                progress.reach(s);
-                if let Ok(mut done) = finished.lock() {
-                    done.stats = Some(s.clone());
-                }
-            },
-        });
+        let on_layer = |s: &ReachStats| {
+            progress.reach(s);
+            if let Ok(mut done) = finished.lock() {
+                done.stats = Some(s.clone());
+            }
+        };
+        let stats = match store.as_mut() {
+            Some(store) => setup.run(KeptReachJob {
+                limits: &limits,
+                explicit,
+                store,
+                progress: on_layer,
+            }),
+            None => setup.run(ReachJob {
+                settings: &limits,
+                explicit,
+                progress: on_layer,
+            }),
+        };
         let stats = match stats {
             // The bar goes on through the retry.
             Ok(stats) if stats.assumption_broken && assume => {
@@ -270,6 +307,16 @@ pub fn run(a: Args) -> Result<(), Failure> {
         break (stats, bits, mutex_groups, setup_seconds);
     };
     progress.clear();
+    if let (Some(e), Some(store)) = (&stats.store_error, &store) {
+        return Err(Failure::new(
+            Kind::Input,
+            format!(
+                "{e}; the search stopped after {} finished layers, kept in {}",
+                stats.layers.len(),
+                store.dir().display()
+            ),
+        ));
+    }
     let facts = RunFacts {
         fluents: game.fluents.len(),
         bits,
@@ -383,13 +430,20 @@ fn phases_text(phases: &[Phase]) -> String {
 
 fn print_text(h: &Header, facts: &RunFacts, stats: &ReachStats) {
     println!(
-        "{:>5} {:>22} {:>22} {:>12} {:>10}",
-        "layer", "states", "terminal", "BDD nodes", "seconds"
+        "{:>5} {:>22} {:>22} {:>12} {:>10} {:>12} {:>9}",
+        "layer", "states", "terminal", "BDD nodes", "seconds", "table nodes", "peak MiB"
     );
+    let or_dash = |v: Option<String>| v.unwrap_or_else(|| "-".to_string());
     for (i, l) in stats.layers.iter().enumerate() {
         println!(
-            "{:>5} {:>22} {:>22} {:>12} {:>10.3}",
-            i, l.states, l.terminal, l.nodes, l.seconds
+            "{:>5} {:>22} {:>22} {:>12} {:>10.3} {:>12} {:>9}",
+            i,
+            l.states,
+            l.terminal,
+            l.nodes,
+            l.seconds,
+            or_dash(l.engine_nodes.map(|n| n.to_string())),
+            or_dash(l.peak_resident.map(|b| (b >> 20).to_string())),
         );
     }
     println!(

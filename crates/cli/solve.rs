@@ -13,8 +13,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    fingerprint, Encoding, ExplicitRun, GameKind, Order, Phase, SetupLog, SolveError, SolveJob,
-    SolveOptions, SolveStats, StopReason, SymbolicError, SymbolicOptions, EXPLICIT_GRAPH_NOTE,
+    fingerprint, resumable_encoding, Encoding, ExplicitRun, GameKind, Order, Phase, SetupLog,
+    SolveError, SolveJob, SolveOptions, SolveStats, StopReason, SymbolicError, SymbolicOptions,
+    EXPLICIT_GRAPH_NOTE,
 };
 
 #[derive(clap::Args)]
@@ -26,6 +27,13 @@ pub struct Args {
     /// Ctrl-C the finished layers are kept and the manifest says the solution is incomplete.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// --out DIR, resumable: the forward search's layers are kept in DIR too until the
+    /// solution is complete, and the manifest is rewritten after each solved layer. Run again
+    /// after a limit, Ctrl-C or a kill, the solve goes on over the encoding it began with: without
+    /// the forward search once that is complete, and, when solving layer by layer, from the
+    /// last solved layer. A complete solution is reported as found.
+    #[arg(long, value_name = "DIR", conflicts_with = "out")]
+    resume: Option<PathBuf>,
     #[command(flatten)]
     layered: LayeredArgs,
     #[command(flatten)]
@@ -124,8 +132,12 @@ impl Names {
     }
 }
 
-pub fn run(a: Args) -> Result<(), Failure> {
+pub fn run(mut a: Args) -> Result<(), Failure> {
     let started = Instant::now();
+    let resume = a.resume.is_some();
+    if resume {
+        a.out = a.resume.clone();
+    }
     a.run.plot.check(&a.game.game)?;
     if let Some(dir) = &a.out {
         // The run removes the manifest and `*.sol` files of an earlier solution in `dir`.
@@ -135,7 +147,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let config = a.engine.config()?;
     let clock = a.run.limits.start();
     crate::tempfiles::register_spill();
-    if let Some(out) = &a.out {
+    if let Some(out) = a.out.as_ref().filter(|_| !resume) {
         crate::tempfiles::register_if_new(out);
     }
     let names = Names::of(&a);
@@ -150,8 +162,14 @@ pub fn run(a: Args) -> Result<(), Failure> {
     // forward search checks them on every reachable state, and if one breaks, nothing is
     // solved and the set-up runs again with proven groups only.
     let mut assume = true;
+    // The encoding of a solve found in --resume DIR, used by the first attempt only.
+    let mut stored = a.resume.as_ref().and_then(|d| resumable_encoding(d, &game));
     let stats = loop {
-        let explicit = a.run.explicit_run(&game, &clock, &log);
+        let resumed = stored.take();
+        let explicit = match resumed {
+            Some(_) => None,
+            None => a.run.explicit_run(&game, &clock, &log),
+        };
         let sym = SymbolicOptions {
             setup_log: Some(log.clone()),
             // Reachable states falsify mutex candidates early; the proven groups are the same.
@@ -163,7 +181,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             order: a.order,
             ..symbolic_options(&clock)
         };
-        let encoding = Encoding::with_options(&game, &sym);
+        let encoding = resumed.unwrap_or_else(|| Encoding::with_options(&game, &sym));
         layout.bits.store(encoding.num_bits(), Ordering::Relaxed);
         if let Ok(mut order) = layout.order.lock() {
             *order = Some(encoding.order());
@@ -175,9 +193,10 @@ pub fn run(a: Args) -> Result<(), Failure> {
             keep_classes: false,
             out_dir: a.out.clone(),
             spill_dir: None,
+            resume,
             fingerprint: fingerprint(&game, &encoding),
             nash_budget: None,
-            limits: a.run.limits.limits(&clock),
+            limits: a.engine.bound(a.run.limits.limits(&clock)),
             choice_nodes: None,
         };
         let setup = a.engine.setup(&game, encoding, &config, &sym);

@@ -84,7 +84,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         },
         algos,
         search_nodes: a.node_limit,
-        limits: a.time.limits(&clock),
+        limits: a.engine.bound(a.time.limits(&clock)),
     };
     let progress = Progress::new(a.output.json);
     let report = verify(&game, &opts, |p| progress.verify(p)).about(a.game.display())?;

@@ -167,6 +167,7 @@ impl<F: FnMut(&SolveStats)> EngineJob<Result<Exported>> for ExportJob<'_, F> {
             keep_classes: false,
             out_dir: Some(solution.clone()),
             spill_dir: Some(scratch.dir.join("spill")),
+            resume: false,
             fingerprint: fp.clone(),
             nash_budget: None,
             limits: self.opts.limits.clone(),

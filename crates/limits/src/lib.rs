@@ -9,8 +9,8 @@
 //! can share it, the explicit side and the symbolic side alike.
 
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -56,6 +56,10 @@ pub struct Limits {
     pub max_states: Option<u64>,
     /// The most memory for a search's own structures, in bytes.
     pub max_memory_bytes: Option<usize>,
+    /// The most resident memory of the whole process, in bytes (`--memory`): checked by
+    /// [`Guard::check_resident`] between the steps of a symbolic search, whose BDD engine's
+    /// tables are sized to stay below it.
+    pub max_resident_bytes: Option<u64>,
     /// The longest wall-clock time.
     pub time_limit: Option<Duration>,
     /// Set to `true` from another thread (a signal handler) to stop the run.
@@ -111,7 +115,8 @@ impl<'a> Guard<'a> {
     }
 
     /// `Err(Cancelled)` when the cancel flag is raised, `Err(TimeLimit)` when the time is up
-    /// (a limit of zero is up at once).
+    /// (a limit of zero is up at once), `Err(MemoryLimit)` when the resident memory passed
+    /// [`Limits::max_resident_bytes`] (read at most every 50 ms: see [`Guard::check_resident`]).
     pub fn check(&self) -> Result<(), StopReason> {
         if self.limits.cancelled() {
             return Err(StopReason::Cancelled);
@@ -122,6 +127,11 @@ impl<'a> Guard<'a> {
             .is_some_and(|t| self.started.elapsed() >= t)
         {
             return Err(StopReason::TimeLimit);
+        }
+        if let Some(max) = self.limits.max_resident_bytes {
+            if recent_resident_bytes().is_some_and(|now| now > max) {
+                return Err(StopReason::MemoryLimit);
+            }
         }
         Ok(())
     }
@@ -142,6 +152,18 @@ impl<'a> Guard<'a> {
         }
     }
 
+    /// `Err(MemoryLimit)` when the process's resident memory exceeds
+    /// [`Limits::max_resident_bytes`] (read from `/proc/self/status`; never stops where that
+    /// cannot be read).
+    pub fn check_resident(&self) -> Result<(), StopReason> {
+        match self.limits.max_resident_bytes {
+            Some(max) if resident_bytes().is_some_and(|now| now > max) => {
+                Err(StopReason::MemoryLimit)
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// `Err(MemoryLimit)` when `bytes` exceeds [`Limits::max_memory_bytes`].
     pub fn check_memory(&self, bytes: usize) -> Result<(), StopReason> {
         match self.limits.max_memory_bytes {
@@ -149,6 +171,50 @@ impl<'a> Guard<'a> {
             _ => Ok(()),
         }
     }
+}
+
+/// [`resident_bytes`] read at most every 50 ms (a read of `/proc` costs microseconds, and
+/// [`Guard::check`] runs between search steps that can be much shorter); 0 stands for unknown.
+fn recent_resident_bytes() -> Option<u64> {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    static READ_AT_MS: AtomicU64 = AtomicU64::new(0);
+    static VALUE: AtomicU64 = AtomicU64::new(0);
+    let now_ms = EPOCH.get_or_init(Instant::now).elapsed().as_millis() as u64 + 1;
+    let value = VALUE.load(Ordering::Relaxed);
+    if value != 0 && now_ms.saturating_sub(READ_AT_MS.load(Ordering::Relaxed)) < 50 {
+        return Some(value);
+    }
+    let value = resident_bytes()?;
+    VALUE.store(value, Ordering::Relaxed);
+    READ_AT_MS.store(now_ms, Ordering::Relaxed);
+    Some(value)
+}
+
+/// The resident memory of this process now (`VmRSS`), in bytes, where the system says.
+pub fn resident_bytes() -> Option<u64> {
+    status_bytes("VmRSS:")
+}
+
+/// The most resident memory this process has had so far (`VmHWM`), in bytes, where the system
+/// says.
+pub fn peak_resident_bytes() -> Option<u64> {
+    status_bytes("VmHWM:")
+}
+
+/// A `kB` line of `/proc/self/status`, in bytes.
+fn status_bytes(key: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(key))?;
+    let kb: u64 = line[key.len()..].split_whitespace().next()?.parse().ok()?;
+    kb.checked_mul(1024)
+}
+
+/// The machine's memory (`MemTotal` of `/proc/meminfo`), in bytes, where the system says.
+pub fn machine_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kb.checked_mul(1024)
 }
 
 #[cfg(test)]
@@ -163,6 +229,7 @@ mod tests {
         assert_eq!(g.check_nodes(u64::MAX), Ok(()));
         assert_eq!(g.check_states(u64::MAX), Ok(()));
         assert_eq!(g.check_memory(usize::MAX), Ok(()));
+        assert_eq!(g.check_resident(), Ok(()));
         assert_eq!(g.time_left(), None);
     }
 
@@ -173,6 +240,7 @@ mod tests {
             max_nodes: Some(10),
             max_states: Some(5),
             max_memory_bytes: Some(100),
+            max_resident_bytes: Some(1),
             time_limit: Some(Duration::ZERO),
             cancel: Some(cancel.clone()),
         };
@@ -181,6 +249,10 @@ mod tests {
         assert_eq!(g.check_nodes(11), Err(StopReason::NodeLimit));
         assert_eq!(g.check_states(6), Err(StopReason::StateLimit));
         assert_eq!(g.check_memory(101), Err(StopReason::MemoryLimit));
+        if resident_bytes().is_some() {
+            assert_eq!(g.check_resident(), Err(StopReason::MemoryLimit));
+            assert!(peak_resident_bytes() >= Some(1));
+        }
         assert_eq!(g.check(), Err(StopReason::TimeLimit));
         cancel.store(true, Ordering::Relaxed);
         assert_eq!(

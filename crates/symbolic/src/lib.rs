@@ -45,6 +45,7 @@
 //! explicit crates (except as a dev-dependency for cross-check tests).
 
 mod backend;
+mod checkpoint;
 mod codes;
 mod compile;
 mod decimal;
@@ -66,11 +67,13 @@ mod plan;
 mod prefix;
 mod profile;
 mod reach;
+mod reach_stats;
 mod solve;
 #[cfg(test)]
 mod test_support;
 
 pub use backend::{GameJob, LayerJob, Setup};
+pub use checkpoint::{ReachManifest, ReachStore, REACH_MANIFEST};
 pub use compile::JointMove;
 pub use encoding::{Encoding, FluentGroup};
 pub use error::SymbolicError;
@@ -91,7 +94,9 @@ pub use plan::spec::parse_pattern;
 pub use plan::{plan, plan_with_backend};
 pub use prefix::{ExplicitPrefix, ExplicitRun};
 pub use profile::{Phase, SetupLog};
-pub use reach::{reach, reach_count, reach_until, LayerStats, Reach, ReachJob, ReachStats};
+pub use reach::{
+    reach, reach_count, reach_until, KeptReachJob, LayerStats, Reach, ReachJob, ReachStats,
+};
 pub use solve::error::SolveError;
 pub use solve::files::{
     fingerprint, layer_file_name, read_manifest, read_stored, solution_encoding, write_atomic,
@@ -100,7 +105,8 @@ pub use solve::files::{
 };
 pub use solve::options::{LayeredMode, SolveOptions, ValueRule};
 pub use solve::solution::{read_solution, Solution};
-pub use solve::stats::{GameKind, MoverCounts, NashStats, SolveLayerStats, SolveStats};
+pub use solve::spill::{resumable_encoding, FORWARD_MANIFEST};
+pub use solve::stats::{GameKind, MoverCounts, NashStats, Resumed, SolveLayerStats, SolveStats};
 pub use solve::value::{preference, Solved, SolvedLayer, ValueClass};
 pub use solve::whole::security_values;
 pub use solve::{solve, solve_with, SolveJob};

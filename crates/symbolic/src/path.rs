@@ -14,7 +14,7 @@ use crate::game::{goal_states, SymbolicGame};
 use crate::interrupt::{union_guarded, Interrupt};
 use crate::options::SymbolicOptions;
 use crate::partition::Partition;
-use crate::reach::LayerStats;
+use crate::reach_stats::LayerStats;
 
 /// Image of `s`, which must contain no terminal state.
 fn image_guarded<E: BddEngine>(
@@ -121,6 +121,8 @@ fn bidir<E: BddEngine>(
             terminal,
             nodes: e.node_count(layer),
             seconds: guard.started.elapsed().as_secs_f64(),
+            engine_nodes: e.live_nodes(),
+            peak_resident: symgame_limits::peak_resident_bytes(),
         })
     };
     let mut fwd = vec![g.init().clone()];

@@ -2,70 +2,18 @@
 //! layer counts ([`reach`], [`reach_count`], [`reach_until`]), and the BFS step ([`Bfs`],
 //! [`next_layer`]) that the retrograde solver's forward search shares.
 
-use num_bigint::BigUint;
-use serde::{Deserialize, Serialize};
 use symgame_bdd::{BddEngine, BddError};
 use symgame_limits::{Guard, Limits, StopReason};
 
 use crate::backend::{GameJob, LayerJob};
-use crate::decimal;
+use crate::checkpoint::ReachStore;
 use crate::disjunction::or_all;
 use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
 use crate::interrupt::Interrupt;
 use crate::prefix::ExplicitRun;
-
-/// One breadth-first layer.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct LayerStats {
-    /// States first reached at this depth (serialised as a decimal string).
-    #[serde(with = "decimal")]
-    pub states: BigUint,
-    /// Of those, the terminal ones (decimal string).
-    #[serde(with = "decimal")]
-    pub terminal: BigUint,
-    /// BDD nodes of the layer.
-    pub nodes: usize,
-    /// Seconds since the start when the layer was complete.
-    pub seconds: f64,
-}
-
-/// The statistics of a reachability run: complete layers, totals, and why it stopped early.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ReachStats {
-    /// The complete layers, from the initial state.
-    pub layers: Vec<LayerStats>,
-    /// Total states over the complete layers (decimal string).
-    #[serde(with = "decimal")]
-    pub states: BigUint,
-    /// Total terminal states over the complete layers (decimal string).
-    #[serde(with = "decimal")]
-    pub terminal: BigUint,
-    /// BDD nodes of the reached set, taken at the end of the run (0 when the reached set was
-    /// not kept, see [`reach_count`]).
-    pub reached_nodes: usize,
-    /// Number of transition partitions used by the image.
-    pub partitions: usize,
-    /// How the transition relation is split: `"per joint move"` (one partition per joint
-    /// move, clustered) or `"within each layer"` (the game compiled anew within each layer,
-    /// see [`SymbolicOptions::layerwise_fallback`](crate::SymbolicOptions::layerwise_fallback)).
-    #[serde(default)]
-    pub partitioning: String,
-    /// How many of the first layers were expanded state by state with the explicit reasoner
-    /// ([`ExplicitPrefix`](crate::ExplicitPrefix)); the later ones symbolically.
-    #[serde(default)]
-    pub explicit_layers: usize,
-    /// Seconds of the whole run.
-    pub seconds: f64,
-    /// `Some` when the run stopped before the end.
-    pub stopped: Option<StopReason>,
-    /// The encoding's groups were assumed and a state about to be expanded breaks one
-    /// ([`SymbolicGame::assumption_broken`](crate::SymbolicGame::assumption_broken)): the layers
-    /// before it are exact, the search stopped there, and the caller should run again with
-    /// proven groups.
-    #[serde(default)]
-    pub assumption_broken: bool,
-}
+pub use crate::reach_stats::{LayerStats, ReachStats};
+use crate::solve::files::FileError;
 
 /// The result of [`reach`]: statistics, the reached set, and the layers if asked for.
 pub struct Reach<E: BddEngine> {
@@ -91,7 +39,15 @@ pub fn reach<E: BddEngine>(
     keep_layers: bool,
     progress: impl FnMut(&ReachStats),
 ) -> Reach<E> {
-    reach_impl(g, None, None, limits, keep_layers, true, progress)
+    reach_impl(
+        g,
+        None,
+        Start::default(),
+        limits,
+        keep_layers,
+        true,
+        progress,
+    )
 }
 
 /// [`reach`] for the counts only: the reached set is not kept (`reached` is the empty set and
@@ -102,7 +58,7 @@ pub fn reach_count<E: BddEngine>(
     limits: &Limits,
     progress: impl FnMut(&ReachStats),
 ) -> ReachStats {
-    reach_impl(g, None, None, limits, false, false, progress).stats
+    reach_impl(g, None, Start::default(), limits, false, false, progress).stats
 }
 
 /// The state of a breadth-first search between layers.
@@ -348,13 +304,150 @@ pub fn reach_until<E: BddEngine>(
     keep_layers: bool,
     progress: impl FnMut(&ReachStats),
 ) -> Reach<E> {
-    reach_impl(g, Some(goal), None, limits, keep_layers, true, progress)
+    reach_impl(
+        g,
+        Some(goal),
+        Start::default(),
+        limits,
+        keep_layers,
+        true,
+        progress,
+    )
 }
 
-fn reach_impl<E: BddEngine>(
+/// Why a search kept in a directory could not start.
+enum StoreStop {
+    /// The engine ran out of nodes.
+    Engine,
+    /// The directory could not be read or written.
+    File(FileError),
+}
+
+impl From<BddError> for StoreStop {
+    fn from(_: BddError) -> Self {
+        StoreStop::Engine
+    }
+}
+
+impl From<FileError> for StoreStop {
+    fn from(e: FileError) -> Self {
+        StoreStop::File(e)
+    }
+}
+
+impl StoreStop {
+    fn reason(&self) -> Option<StopReason> {
+        match self {
+            StoreStop::Engine => Some(StopReason::OutOfMemory),
+            StoreStop::File(_) => None,
+        }
+    }
+
+    fn file_error(&self) -> Option<String> {
+        match self {
+            StoreStop::Engine => None,
+            StoreStop::File(e) => Some(e.to_string()),
+        }
+    }
+}
+
+/// The search kept in `store` read back: its frontier, the union of its finished layers (or,
+/// while layered and not keeping the union, the one earlier "layer" to join if that ends), its
+/// finished layers' rows in `stats`.
+fn resumed<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    store: &mut ReachStore,
+    keep_reached: bool,
+    stats: &mut ReachStats,
+) -> Result<Bfs<E>, StoreStop> {
+    let e = g.engine();
+    let r = store.resume(e)?;
+    let mut bfs = Bfs::start(g)?;
+    bfs.expand = match g.layerwise() {
+        Some(_) => r.frontier.clone(),
+        None => g.and_not_terminal(&r.frontier)?,
+    };
+    bfs.frontier = r.frontier;
+    match (&mut bfs.layered, r.manifest.layered) {
+        (Some((_, kept)), true) if !keep_reached => kept.push(r.reached),
+        (Some(_), true) => bfs.reached = r.reached,
+        _ => {
+            bfs.layered = None;
+            bfs.reached = r.reached;
+        }
+    }
+    bfs.revisited = r.manifest.revisited;
+    bfs.explicit_layers = r.manifest.explicit_layers;
+    stats.explicit_layers = r.manifest.explicit_layers;
+    for l in &r.manifest.layers {
+        stats.states += &l.states;
+        stats.terminal += &l.terminal;
+    }
+    stats.layers = r.manifest.layers;
+    stats.sittings = r.manifest.sittings;
+    Ok(bfs)
+}
+
+/// The search before its first layer: from the initial state (kept as layer 0 in `store`), or
+/// read back from `store`.
+fn begin<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    explicit: Option<ExplicitRun>,
+    store: Option<&mut ReachStore>,
+    keep_reached: bool,
+    stats: &mut ReachStats,
+) -> Result<Bfs<E>, StoreStop> {
+    match store {
+        Some(s) if s.resuming() => resumed(g, s, keep_reached, stats),
+        Some(s) => {
+            let b = Bfs::start_with(g, explicit)?;
+            s.save_layer(g.engine(), 0, &b.frontier)?;
+            s.save(&[], false, b.layered.is_some(), false, 0)?;
+            Ok(b)
+        }
+        None => Ok(Bfs::start_with(g, explicit)?),
+    }
+}
+
+/// Keeps a finished step in `store`: the new layer's file first, then the manifest that names
+/// the layers before it finished.
+fn keep<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    store: Option<&mut ReachStore>,
+    bfs: &Bfs<E>,
+    stats: &ReachStats,
+    new: &E::Bdd,
+) -> Result<(), FileError> {
+    let Some(s) = store else {
+        return Ok(());
+    };
+    let complete = g.engine().is_false(new);
+    if !complete {
+        s.save_layer(g.engine(), stats.layers.len(), new)?;
+    }
+    let (layered, revisited) = (bfs.layered.is_some(), bfs.revisited);
+    s.save(
+        &stats.layers,
+        complete,
+        layered,
+        revisited,
+        bfs.explicit_layers,
+    )
+}
+
+/// How a search starts: its first layers expanded explicitly, and the directory that keeps
+/// its layers (a search found there goes on from its frontier; the explicit layers are then
+/// not used).
+#[derive(Default)]
+pub(crate) struct Start<'s> {
+    pub(crate) explicit: Option<ExplicitRun>,
+    pub(crate) store: Option<&'s mut ReachStore>,
+}
+
+pub(crate) fn reach_impl<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     goal: Option<&E::Bdd>,
-    explicit: Option<ExplicitRun>,
+    start: Start<'_>,
     limits: &Limits,
     keep_layers: bool,
     keep_reached: bool,
@@ -370,13 +463,19 @@ fn reach_impl<E: BddEngine>(
             "per joint move"
         }
         .to_string(),
+        sittings: 1,
         ..ReachStats::default()
     };
     let mut layers = Vec::new();
-    let mut bfs = match Bfs::start_with(g, explicit) {
+    let Start {
+        explicit,
+        mut store,
+    } = start;
+    let mut bfs = match begin(g, explicit, store.as_deref_mut(), keep_reached, &mut stats) {
         Ok(b) => b,
-        Err(_) => {
-            stats.stopped = Some(StopReason::OutOfMemory);
+        Err(why) => {
+            stats.stopped = why.reason();
+            stats.store_error = why.file_error();
             return Reach {
                 stats,
                 reached: e.constant(false),
@@ -384,6 +483,8 @@ fn reach_impl<E: BddEngine>(
             };
         }
     };
+    // Seconds of the earlier sittings of a resumed search.
+    let earlier = stats.layers.last().map_or(0.0, |l| l.seconds);
     while !e.is_false(&bfs.frontier) && !g.assumption_broken() {
         let k = stats.layers.len();
         let (states, nodes) = g.count_and_nodes(&bfs.frontier);
@@ -411,9 +512,11 @@ fn reach_impl<E: BddEngine>(
                 states: states.clone(),
                 terminal,
                 nodes,
-                seconds: guard.started.elapsed().as_secs_f64(),
+                seconds: earlier + guard.started.elapsed().as_secs_f64(),
+                engine_nodes: e.live_nodes(),
+                peak_resident: symgame_limits::peak_resident_bytes(),
             });
-            stats.seconds = guard.started.elapsed().as_secs_f64();
+            stats.seconds = earlier + guard.started.elapsed().as_secs_f64();
             counted = true;
             progress(&stats);
         };
@@ -432,6 +535,10 @@ fn reach_impl<E: BddEngine>(
             // The step expanded states where an assumed group breaks: its image is void.
             Ok(_) if g.assumption_broken() => break,
             Ok((new, new_expand)) => {
+                if let Err(err) = keep(g, store.as_deref_mut(), &bfs, &stats, &new) {
+                    stats.store_error = Some(err.to_string());
+                    break;
+                }
                 let done = std::mem::replace(&mut bfs.frontier, new);
                 if keep_layers {
                     layers.push(done);
@@ -472,7 +579,7 @@ fn reach_impl<E: BddEngine>(
     } else {
         0
     };
-    stats.seconds = guard.started.elapsed().as_secs_f64();
+    stats.seconds = earlier + guard.started.elapsed().as_secs_f64();
     stats.assumption_broken = g.assumption_broken();
     Reach {
         stats,
@@ -489,15 +596,55 @@ pub type ReachJob<'a, F> = LayerJob<'a, Limits, F>;
 impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for ReachJob<'_, F> {
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<ReachStats, SymbolicError> {
         let explicit = self.explicit.map(|r| r.fitted(g, self.settings));
-        Ok(reach_impl(
-            g,
-            None,
+        let start = Start {
             explicit,
-            self.settings,
-            false,
-            false,
-            self.progress,
-        )
-        .stats)
+            store: None,
+        };
+        Ok(reach_impl(g, None, start, self.settings, false, false, self.progress).stats)
+    }
+}
+
+/// [`ReachJob`] kept in a directory layer by layer ([`ReachStore`]): a search found there
+/// goes on from its frontier (`explicit` is then not used), else one begins
+/// ([`ReachStore::begin`] first).
+pub struct KeptReachJob<'a, F> {
+    /// The limits of this sitting.
+    pub limits: &'a Limits,
+    /// The first layers expanded explicitly, for a search that begins.
+    pub explicit: Option<ExplicitRun>,
+    /// The directory.
+    pub store: &'a mut ReachStore,
+    /// Called after each layer.
+    pub progress: F,
+}
+
+impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for KeptReachJob<'_, F> {
+    fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<ReachStats, SymbolicError> {
+        if let Some(done) = self.store.complete() {
+            // Found complete: reported as found, nothing searched.
+            let mut stats = ReachStats {
+                partitions: g.clusters().len(),
+                partitioning: "per joint move".to_string(),
+                explicit_layers: done.explicit_layers,
+                seconds: done.seconds,
+                sittings: done.sittings,
+                ..ReachStats::default()
+            };
+            for l in &done.layers {
+                stats.states += &l.states;
+                stats.terminal += &l.terminal;
+            }
+            stats.layers = done.layers.clone();
+            return Ok(stats);
+        }
+        let explicit = match self.store.resuming() {
+            true => None,
+            false => self.explicit.map(|r| r.fitted(g, self.limits)),
+        };
+        let start = Start {
+            explicit,
+            store: Some(self.store),
+        };
+        Ok(reach_impl(g, None, start, self.limits, false, false, self.progress).stats)
     }
 }

@@ -93,6 +93,11 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
         self.g.engine()
     }
 
+    /// Whether who moves waits for the reachable states ([`Context::settle`]).
+    pub(crate) fn deferred(&self) -> bool {
+        self.deferred
+    }
+
     /// Builds `movers` and `simultaneous` within `reached` (a set closed under successors) if
     /// they were left for later; afterwards they are exact on `reached`.
     pub(crate) fn settle(&mut self, reached: &E::Bdd) -> BddResult<()> {

@@ -167,6 +167,28 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     Ok(())
 }
 
+/// Removes the temporary files a killed run left in `dir` while writing a file whose name
+/// `ours` accepts (`.<name>.<pid>.tmp`: [`write_atomic`]).
+pub(crate) fn remove_stale_temporaries(
+    dir: &Path,
+    ours: impl Fn(&str) -> bool,
+) -> Result<(), FileError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| FileError::io(dir, e))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let target = name
+            .strip_prefix('.')
+            .and_then(|n| n.strip_suffix(".tmp"))
+            .and_then(|n| n.rsplit_once('.'))
+            .filter(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+        if target.is_some_and(|(n, _)| ours(n)) {
+            let p = entry.path();
+            std::fs::remove_file(&p).map_err(|e| FileError::io(&p, e))?;
+        }
+    }
+    Ok(())
+}
+
 /// Writes one binary file.
 pub fn write_stored(path: &Path, layer: &StoredLayer) -> Result<(), FileError> {
     let payload = bincode::serde::encode_to_vec(layer, bincode::config::standard())
@@ -281,6 +303,7 @@ pub(crate) fn write_manifest(
     fingerprint: &str,
     encoding: &Encoding,
     stats: &SolveStats,
+    complete: bool,
 ) -> Result<(), FileError> {
     let files = if stats.layered {
         stats
@@ -291,7 +314,7 @@ pub(crate) fn write_manifest(
                 (d, layer_file_name(d))
             })
             .collect()
-    } else if stats.stopped.is_none() {
+    } else if complete {
         vec![(None, layer_file_name(None))]
     } else {
         Vec::new()
@@ -301,7 +324,7 @@ pub(crate) fn write_manifest(
         version: MANIFEST_VERSION,
         checksum: String::new(),
         fingerprint: fingerprint.to_string(),
-        complete: stats.stopped.is_none(),
+        complete,
         files,
         stats: stats.clone(),
         encoding: Some(encoding.clone()),
@@ -326,29 +349,40 @@ pub fn write_manifest_file(dir: &Path, m: &Manifest) -> Result<(), FileError> {
         checksum: NO_CHECKSUM.to_string(),
         ..m.clone()
     };
-    let path = dir.join(MANIFEST);
-    let text = serde_json::to_string_pretty(&m)
-        .map_err(|e| FileError::format(&path, &format!("cannot encode: {e}")))?;
+    write_checksummed(&dir.join(MANIFEST), &m)
+}
+
+/// Writes `value` as pretty JSON to `path` (atomically), its `checksum` field (which must be
+/// [`NO_CHECKSUM`] in `value`) set to the CRC-32 of the text with that field zeroed.
+pub(crate) fn write_checksummed<T: Serialize>(path: &Path, value: &T) -> Result<(), FileError> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| FileError::format(path, &format!("cannot encode: {e}")))?;
     let field = checksum_field(NO_CHECKSUM);
     let sum = format!("{:08x}", crc32fast::hash(text.as_bytes()));
     let text = text.replacen(&field, &checksum_field(&sum), 1);
-    write_atomic(&path, text.as_bytes())
+    write_atomic(path, text.as_bytes())
 }
 
 /// The checksum's value while it is computed.
-const NO_CHECKSUM: &str = "00000000";
+pub(crate) const NO_CHECKSUM: &str = "00000000";
 
 /// The checksum field as `serde_json::to_string_pretty` writes it.
 fn checksum_field(value: &str) -> String {
     format!("\"checksum\": \"{value}\"")
 }
 
-/// Checks the manifest's checksum against the file's bytes `text`.
-fn check_manifest_sum(path: &Path, text: &str, sum: &str) -> Result<(), FileError> {
+/// Checks the manifest's checksum against the file's bytes `text`; `again` says what to do
+/// about a corrupted one.
+pub(crate) fn check_manifest_sum(
+    path: &Path,
+    text: &str,
+    sum: &str,
+    again: &str,
+) -> Result<(), FileError> {
     let corrupted = |what: &str| {
         FileError::format(
             path,
-            &format!("{what}: the manifest is corrupted or was edited; solve the game again"),
+            &format!("{what}: the manifest is corrupted or was edited; {again}"),
         )
     };
     let well_formed = sum.len() == 8 && sum.bytes().all(|b| b.is_ascii_hexdigit());
@@ -392,6 +426,6 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest, FileError> {
             ),
         ));
     }
-    check_manifest_sum(&path, &text, &m.checksum)?;
+    check_manifest_sum(&path, &text, &m.checksum, "solve the game again")?;
     Ok(m)
 }

@@ -8,7 +8,9 @@ use symgame_bdd::BddEngine;
 
 use crate::solve::context::Context;
 use crate::solve::error::{SolveError, SolveOrStop};
-use crate::solve::files::write_layer;
+use crate::solve::files::{
+    layer_file_name, read_manifest, read_stored, write_layer, write_manifest, FileError,
+};
 use crate::solve::options::SolveOptions;
 use crate::solve::spill::Spill;
 use crate::solve::stats::{GameKind, MoverCounts, SolveLayerStats, SolveStats};
@@ -32,7 +34,19 @@ pub(crate) fn solve_layered<E: BddEngine>(
     let mut outcomes = Outcomes::default();
     let mut next: Vec<ValueClass<E>> = Vec::new();
     let mut kept = Vec::new();
-    for depth in (0..depths).rev() {
+    // A resumable solve goes on below the layers it solved before.
+    let mut start = depths;
+    if let Some((rows, list, classes)) = resume_point(opts, ctx, depths)? {
+        start = rows.last().map_or(depths, |l| l.depth);
+        stats.resumed.layers = rows.len();
+        stats.layers = rows;
+        outcomes.list = list;
+        next = classes;
+        if start == 0 {
+            set_initial(g, stats, &next)?;
+        }
+    }
+    for depth in (0..start).rev() {
         ctx.guard.check()?;
         let (nonterminal, terminal) = spill.read(g, depth)?;
         ctx.set_universe(&nonterminal)?;
@@ -57,11 +71,16 @@ pub(crate) fn solve_layered<E: BddEngine>(
             nodes: classes.iter().map(|c| e.node_count(&c.states)).sum(),
             seconds: ctx.guard.started.elapsed().as_secs_f64(),
         });
-        if let Some(dir) = &opts.out_dir {
-            write_layer(dir, &opts.fingerprint, Some(depth), &store(e, &classes))?;
-        }
         if depth == 0 {
             set_initial(g, stats, &classes)?;
+        }
+        if let Some(dir) = &opts.out_dir {
+            write_layer(dir, &opts.fingerprint, Some(depth), &store(e, &classes))?;
+            if opts.resume {
+                // The layer's file first, then the manifest that names it solved.
+                stats.outcomes = outcomes.list.clone();
+                write_manifest(dir, &opts.fingerprint, g.encoding(), stats, false)?;
+            }
         }
         progress(stats);
         if opts.keep_classes {
@@ -86,6 +105,49 @@ pub(crate) fn solve_layered<E: BddEngine>(
     }
     kept.reverse();
     Ok(kept)
+}
+
+/// Where a resumable layered solve goes on ([`SolveOptions::resume`]): the rows of the layers
+/// its directory's manifest lists as solved (the deepest first, down from the last layer
+/// without a gap), the outcomes, and the classes of the shallowest of them read back. `None`
+/// when there is nothing to go on from.
+#[allow(clippy::type_complexity)]
+fn resume_point<E: BddEngine>(
+    opts: &SolveOptions,
+    ctx: &Context<'_, '_, E>,
+    depths: usize,
+) -> Result<Option<(Vec<SolveLayerStats>, Vec<Vec<u8>>, Vec<ValueClass<E>>)>, SolveOrStop> {
+    let Some(dir) = opts.out_dir.as_deref().filter(|_| opts.resume) else {
+        return Ok(None);
+    };
+    let Ok(m) = read_manifest(dir) else {
+        return Ok(None);
+    };
+    let rows = m.stats.layers;
+    let from_the_last = rows
+        .iter()
+        .enumerate()
+        .all(|(i, l)| l.depth + i + 1 == depths);
+    let usable = m.fingerprint == opts.fingerprint && m.stats.layered && !m.complete;
+    let Some(shallowest) = rows.last().filter(|_| usable && from_the_last) else {
+        return Ok(None);
+    };
+    let path = dir.join(layer_file_name(Some(shallowest.depth as u32)));
+    let stored = read_stored(&path)?;
+    if stored.fingerprint != opts.fingerprint || stored.depth != Some(shallowest.depth as u32) {
+        let why = "not the solved layer the manifest names; remove the directory to solve again";
+        return Err(FileError::format(&path, why).into());
+    }
+    let e = ctx.g.engine();
+    let mut classes = Vec::with_capacity(stored.classes.len());
+    for c in &stored.classes {
+        classes.push(ValueClass {
+            outcome: c.outcome as usize,
+            distance: c.distance,
+            states: e.import(&c.nodes)?,
+        });
+    }
+    Ok(Some((rows, m.stats.outcomes, classes)))
 }
 
 /// The value classes of one layer (its `nonterminal` and `terminal` states) from those of the

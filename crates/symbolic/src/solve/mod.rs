@@ -55,10 +55,10 @@ use crate::prefix::ExplicitRun;
 use crate::solve::context::Context;
 use crate::solve::error::{SolveError, SolveOrStop};
 use crate::solve::files::{prepare_dir, write_layer, write_manifest};
-use crate::solve::forward::forward;
+use crate::solve::forward::{forward, Forward};
 use crate::solve::layered::solve_layered;
 use crate::solve::options::{LayeredMode, SolveOptions, ValueRule};
-use crate::solve::spill::Spill;
+use crate::solve::spill::{ForwardManifest, Spill};
 use crate::solve::stats::{GameKind, SolveStats};
 use crate::solve::value::{set_initial, store, Solved, SolvedLayer};
 use crate::solve::whole::{solve_whole, whole_stats};
@@ -109,6 +109,7 @@ pub fn solve_with<E: BddEngine>(
         mixed: Vec::new(),
         stage_games: 0,
         nash: None,
+        resumed: Default::default(),
     };
     let mut layers_out = Vec::new();
     let result = run(
@@ -128,7 +129,8 @@ pub fn solve_with<E: BddEngine>(
         Err(SolveOrStop::Error(e)) => return Err(e),
     }
     if let Some(dir) = &opts.out_dir {
-        write_manifest(dir, &opts.fingerprint, g.encoding(), &stats)?;
+        let complete = stats.stopped.is_none();
+        write_manifest(dir, &opts.fingerprint, g.encoding(), &stats, complete)?;
     }
     Ok(Solved {
         stats,
@@ -147,13 +149,35 @@ fn run<E: BddEngine>(
     layers_out: &mut Vec<SolvedLayer<E>>,
     progress: &mut impl FnMut(&SolveStats),
 ) -> Result<(), SolveOrStop> {
-    if let Some(dir) = &opts.out_dir {
+    let resume_dir = opts.out_dir.as_deref().filter(|_| opts.resume);
+    if let Some(m) = resume_dir.and_then(|d| found(d, &opts.fingerprint)) {
+        if m.complete {
+            // Solved already: reported as found.
+            *stats = m.stats;
+            return Ok(());
+        }
+    } else if let Some(dir) = &opts.out_dir {
         prepare_dir(dir)?;
     }
     let two = g.role_names().len() == 2;
-    let spill = Spill::new(opts.spill_dir.as_deref())?;
-    let to_files = two && opts.layered == LayeredMode::Auto;
-    let fwd = forward(g, ctx, explicit, to_files, &spill)?;
+    let spill = match resume_dir {
+        Some(dir) => Spill::kept(dir)?,
+        None => Spill::new(opts.spill_dir.as_deref())?,
+    };
+    let to_files = two && opts.layered == LayeredMode::Auto || resume_dir.is_some();
+    let fwd = match resume_dir.and_then(|d| ForwardManifest::read_matching(d, &opts.fingerprint)) {
+        Some(m) => {
+            stats.resumed.forward = true;
+            forward_found(ctx, opts, &spill, m)?
+        }
+        None => {
+            let fwd = forward(g, ctx, explicit, to_files, &spill)?;
+            if resume_dir.is_some() && !g.assumption_broken() {
+                forward_manifest(g, &opts.fingerprint, &fwd).write(spill.dir())?;
+            }
+            fwd
+        }
+    };
     if g.assumption_broken() {
         // The layers end where a group broke: solving them would be wrong.
         return Err(SolveOrStop::Error(SolveError::AssumedGroupBroken));
@@ -165,10 +189,13 @@ fn run<E: BddEngine>(
     stats.reach_seconds = ctx.guard.started.elapsed().as_secs_f64();
     stats.explicit_layers = fwd.explicit_layers;
     stats.states = fwd.states.clone();
-    if to_files && fwd.layered && !fwd.simultaneous && opts.values == ValueRule::Auto {
+    if layered_path(two, opts, &fwd) {
         stats.layered = true;
         drop(fwd.reached);
         *layers_out = solve_layered(opts, ctx, stats, progress, &spill, fwd.depths)?;
+        if resume_dir.is_some() {
+            spill.remove_files();
+        }
         return Ok(());
     }
     let reached = fwd.reached.expect("kept when not layered");
@@ -176,6 +203,9 @@ fn run<E: BddEngine>(
         Some(l) => l,
         None => spill.load_all(g, fwd.depths)?,
     };
+    if resume_dir.is_some() {
+        spill.remove_files();
+    }
     drop(spill);
     let e = g.engine();
     let classes = solve_whole(ctx, &reached, opts, stats)?;
@@ -192,6 +222,68 @@ fn run<E: BddEngine>(
         });
     }
     Ok(())
+}
+
+/// Whether the layers are solved one by one: two roles, every move from a layer to the next,
+/// no simultaneous move, the natural values.
+fn layered_path<E: BddEngine>(two: bool, opts: &SolveOptions, fwd: &Forward<E>) -> bool {
+    two && opts.layered == LayeredMode::Auto
+        && fwd.layered
+        && !fwd.simultaneous
+        && opts.values == ValueRule::Auto
+}
+
+/// The solution manifest in `dir`, if it is of the game and encoding `fingerprint`.
+fn found(dir: &std::path::Path, fingerprint: &str) -> Option<files::Manifest> {
+    files::read_manifest(dir)
+        .ok()
+        .filter(|m| m.fingerprint == fingerprint)
+}
+
+/// What the forward search found, to keep with its layers.
+fn forward_manifest<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    fingerprint: &str,
+    fwd: &Forward<E>,
+) -> ForwardManifest {
+    ForwardManifest {
+        format: "symgame-forward".to_string(),
+        checksum: String::new(),
+        fingerprint: fingerprint.to_string(),
+        encoding: g.encoding().clone(),
+        depths: fwd.depths,
+        layered: fwd.layered,
+        simultaneous: fwd.simultaneous,
+        states: fwd.states.clone(),
+        explicit_layers: fwd.explicit_layers,
+    }
+}
+
+/// The forward search kept in a resumable solve's directory, read back: the union of its
+/// layers only where it is needed (who moves within the reachable states, or whole-set
+/// solving).
+fn forward_found<E: BddEngine>(
+    ctx: &Context<'_, '_, E>,
+    opts: &SolveOptions,
+    spill: &Spill,
+    m: ForwardManifest,
+) -> Result<Forward<E>, SolveOrStop> {
+    let g = ctx.g;
+    let mut fwd = Forward {
+        reached: None,
+        layers: None,
+        depths: m.depths,
+        layered: m.layered,
+        states: m.states,
+        simultaneous: m.simultaneous,
+        explicit_layers: m.explicit_layers,
+    };
+    let two = g.role_names().len() == 2;
+    if ctx.deferred() || !layered_path(two, opts, &fwd) {
+        let layers = spill.load_all(g, fwd.depths)?;
+        fwd.reached = Some(crate::disjunction::or_all(g.engine(), layers)?);
+    }
+    Ok(fwd)
 }
 
 /// [`solve`] as a search for [`Setup::run`](crate::Setup::run): on an engine chosen at run

@@ -46,6 +46,12 @@ pub struct SolveOptions {
     /// Where the BFS layers wait during layered solving (default: a fresh directory under the
     /// system's temporary directory, removed at the end).
     pub spill_dir: Option<PathBuf>,
+    /// Make [`Self::out_dir`] resumable: the forward layers are kept there (with
+    /// `forward.json`) until the solution is complete, the manifest is rewritten after each
+    /// solved layer, and a solve found there goes on: without the forward search once it is
+    /// complete, and, in layered solving, from the last solved layer. `spill_dir` is then not
+    /// used.
+    pub resume: bool,
     /// Fingerprint of the ground game and encoding written into solution files (see
     /// [`crate::fingerprint`]).
     pub fingerprint: String,

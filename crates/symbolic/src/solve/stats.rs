@@ -144,6 +144,20 @@ pub struct SolveStats {
     /// the pure Nash equilibria of its one-shot stage games.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nash: Option<NashStats>,
+    /// A resumable solve ([`SolveOptions::resume`](crate::SolveOptions::resume)): whether this
+    /// run found the forward search complete in its directory, and how many layers it found
+    /// solved there (0 for a solve begun anew).
+    #[serde(default)]
+    pub resumed: Resumed,
+}
+
+/// What a resumable solve found done in its directory.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resumed {
+    /// The forward search was complete: it was read back, not run.
+    pub forward: bool,
+    /// Layers found solved.
+    pub layers: usize,
 }
 
 /// The pure Nash equilibria of the one-shot stage games of a game with simultaneous moves.

@@ -1,0 +1,81 @@
+//! The statistics of a breadth-first search: per layer and for the whole run, as `reach`
+//! reports them (text and `--json`) and a reachability directory keeps them
+//! ([`ReachManifest`](crate::ReachManifest)).
+
+use num_bigint::BigUint;
+use serde::{Deserialize, Serialize};
+use symgame_limits::StopReason;
+
+use crate::decimal;
+
+/// One breadth-first layer.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LayerStats {
+    /// States first reached at this depth (serialised as a decimal string).
+    #[serde(with = "decimal")]
+    pub states: BigUint,
+    /// Of those, the terminal ones (decimal string).
+    #[serde(with = "decimal")]
+    pub terminal: BigUint,
+    /// BDD nodes of the layer.
+    pub nodes: usize,
+    /// Seconds since the start when the layer was complete.
+    pub seconds: f64,
+    /// Nodes in the engine's shared table then, dead ones not yet collected included (oxidd;
+    /// `None` for engines without one).
+    #[serde(default)]
+    pub engine_nodes: Option<usize>,
+    /// The process's peak resident memory then, in bytes (`None` where the system does not
+    /// say).
+    #[serde(default)]
+    pub peak_resident: Option<u64>,
+}
+
+/// The statistics of a reachability run: complete layers, totals, and why it stopped early.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReachStats {
+    /// The complete layers, from the initial state.
+    pub layers: Vec<LayerStats>,
+    /// Total states over the complete layers (decimal string).
+    #[serde(with = "decimal")]
+    pub states: BigUint,
+    /// Total terminal states over the complete layers (decimal string).
+    #[serde(with = "decimal")]
+    pub terminal: BigUint,
+    /// BDD nodes of the reached set, taken at the end of the run (0 when the reached set was
+    /// not kept, see [`reach_count`]).
+    pub reached_nodes: usize,
+    /// Number of transition partitions used by the image.
+    pub partitions: usize,
+    /// How the transition relation is split: `"per joint move"` (one partition per joint
+    /// move, clustered) or `"within each layer"` (the game compiled anew within each layer,
+    /// see [`SymbolicOptions::layerwise_fallback`](crate::SymbolicOptions::layerwise_fallback)).
+    #[serde(default)]
+    pub partitioning: String,
+    /// How many of the first layers were expanded state by state with the explicit reasoner
+    /// ([`ExplicitPrefix`](crate::ExplicitPrefix)); the later ones symbolically.
+    #[serde(default)]
+    pub explicit_layers: usize,
+    /// Seconds of the whole run.
+    pub seconds: f64,
+    /// `Some` when the run stopped before the end.
+    pub stopped: Option<StopReason>,
+    /// The encoding's groups were assumed and a state about to be expanded breaks one
+    /// ([`SymbolicGame::assumption_broken`](crate::SymbolicGame::assumption_broken)): the layers
+    /// before it are exact, the search stopped there, and the caller should run again with
+    /// proven groups.
+    #[serde(default)]
+    pub assumption_broken: bool,
+    /// How many sittings the search took: 1, or more when it was resumed from a directory
+    /// ([`ReachStore`](crate::ReachStore)); its seconds count over all of them.
+    #[serde(default = "one")]
+    pub sittings: u32,
+    /// Set when the directory that keeps the layers could not be read or written: the search
+    /// stopped there (the layers before are exact and kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_error: Option<String>,
+}
+
+fn one() -> u32 {
+    1
+}

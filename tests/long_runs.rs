@@ -1,0 +1,285 @@
+//! Long runs (issue 17): `reach --resume DIR` goes on from the last finished layer of a
+//! stopped or killed search and gives the counts and files of one uninterrupted run, and
+//! `--memory` bounds a run, which stops with its typed reason (exit code 3) when it needs more.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::symgame;
+
+/// `reach --json` with `args`: (exit code, the report, stderr).
+fn reach(args: &[&str]) -> (i32, Value, String) {
+    let mut all = vec!["reach", "--json", "--threads", "1"];
+    all.extend_from_slice(args);
+    let (code, out, err) = symgame(&all);
+    let report = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    (code, report, err)
+}
+
+/// Per layer: (states, terminal states).
+fn counts(report: &Value) -> Vec<(String, String)> {
+    report["layers"]
+        .as_array()
+        .expect("layers")
+        .iter()
+        .map(|l| {
+            let field = |k: &str| l[k].as_str().expect("a decimal string").to_string();
+            (field("states"), field("terminal"))
+        })
+        .collect()
+}
+
+/// The files of `dir` (name, and a hash of the bytes), the manifest left out (its seconds
+/// differ).
+fn layer_files(dir: &Path) -> Vec<(String, u64)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().is_some_and(|n| n != "reach.json"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            std::hash::Hash::hash(&std::fs::read(&p).unwrap(), &mut h);
+            (name, std::hash::Hasher::finish(&h))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn manifest(dir: &Path) -> Option<Value> {
+    let text = std::fs::read_to_string(dir.join("reach.json")).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// The uninterrupted run of `game` kept in `dir`.
+fn whole(game: &str, dir: &Path) -> Value {
+    let (code, report, err) = reach(&[game, "--resume", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(report["sittings"], 1);
+    report
+}
+
+#[test]
+fn a_search_stopped_at_a_limit_resumes_to_the_counts_and_files_of_one_run() {
+    // Connect Four's layers lie in levels of a potential (its pieces); three-player Nim
+    // reaches states again in later layers, so its resumed search needs the union of the
+    // layers read back.
+    let games = [
+        ("gdl/connect4_5x4.kif", "20000", 4),
+        ("gdl/nim3p.kif", "30", 3),
+    ];
+    for (game, nodes, least) in games {
+        let name = Path::new(game).file_stem().unwrap().to_str().unwrap();
+        let scratch = symgame_testkit::scratch_dir!("long-runs", name);
+        let (one, parts): (PathBuf, PathBuf) = (scratch.join("one"), scratch.join("parts"));
+        let expected = whole(game, &one);
+        let p = parts.to_str().unwrap();
+        // A node limit stops the search at the same layer on every machine.
+        let (code, first, err) = reach(&[game, "--resume", p, "--node-limit", nodes]);
+        assert_eq!(code, 3, "{err}");
+        assert_eq!(first["stopped"], "NodeLimit");
+        let done = counts(&first).len();
+        assert!(
+            done >= least && done < counts(&expected).len(),
+            "{game}: {done} layers"
+        );
+        let (code, second, err) = reach(&[game, "--resume", p]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(second["sittings"], 2);
+        assert_eq!(counts(&second), counts(&expected), "{game}");
+        assert_eq!(second["states"], expected["states"]);
+        assert_eq!(layer_files(&parts), layer_files(&one));
+        // Found complete: reported as found, nothing searched again.
+        let (code, third, err) = reach(&[game, "--resume", p]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(counts(&third), counts(&expected));
+        assert_eq!(third["sittings"], 2);
+    }
+}
+
+#[test]
+fn a_killed_search_resumes_from_its_last_finished_layer() {
+    let scratch = symgame_testkit::scratch_dir!("long-runs", "killed");
+    let game = "gdl/connect4_6x4.kif";
+    let (one, parts) = (scratch.join("one"), scratch.join("parts"));
+    let expected = whole(game, &one);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_symgame"))
+        .args(["reach", "--threads", "1", "--explicit-states", "0", game])
+        .args(["--resume", parts.to_str().unwrap()])
+        .current_dir(symgame_testkit::root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed (SIGKILL: no handler runs) once four layers are finished.
+    let started = Instant::now();
+    let finished = |m: &Value| m["layers"].as_array().map_or(0, Vec::len);
+    while manifest(&parts).is_none_or(|m| finished(&m) < 4) {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no layer kept"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let kept = manifest(&parts).unwrap();
+    assert_eq!(
+        kept["complete"], false,
+        "the search ended before it was killed"
+    );
+    let (code, resumed, err) = reach(&[game, "--resume", parts.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(resumed["sittings"], 2);
+    assert_eq!(counts(&resumed), counts(&expected));
+    assert_eq!(layer_files(&parts), layer_files(&one));
+    assert!(no_temporaries(&parts));
+}
+
+/// Whether `dir` holds no temporary file (one a killed run was writing is removed when the
+/// directory is opened again).
+fn no_temporaries(dir: &Path) -> bool {
+    layer_files(dir).iter().all(|(n, _)| !n.ends_with(".tmp"))
+}
+
+#[test]
+fn a_directory_of_another_game_or_altered_is_refused() {
+    let scratch = symgame_testkit::scratch_dir!("long-runs", "refused");
+    let dir = scratch.join("d");
+    let d = dir.to_str().unwrap();
+    whole("gdl/connect4_4x4.kif", &dir);
+    let (code, _, err) = symgame(&["reach", "gdl/tictactoe.kif", "--resume", d]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("reach.json") && err.contains("another game"),
+        "{err}"
+    );
+    let path = dir.join("reach.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replacen("\"complete\": true", "\"complete\": false", 1),
+    )
+    .unwrap();
+    let (code, _, err) = symgame(&["reach", "gdl/connect4_4x4.kif", "--resume", d]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("checksum mismatch"), "{err}");
+}
+
+#[test]
+fn memory_bounds_a_run_and_a_run_that_needs_more_stops_with_exit_3() {
+    let game = "gdl/connect4_6x5.kif";
+    // oxidd: the node table sized to --memory fills, and the run stops where it is.
+    let (code, report, err) = reach(&[game, "--memory", "200M", "--cache-log2", "16"]);
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(report["stopped"], "OutOfMemory");
+    let layers = report["layers"].as_array().unwrap();
+    assert!(layers.len() > 5, "{report}");
+    let peak = layers.last().unwrap()["peak_resident"].as_u64().unwrap();
+    assert!(peak < 200 << 20, "{peak} bytes");
+    // biodivine has no shared table: the resident memory itself is checked.
+    let args = [game, "--backend", "biodivine", "--memory", "100M"];
+    let (code, report, err) = reach(&args);
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(report["stopped"], "MemoryLimit");
+    assert!(err.contains("memory limit reached"), "{err}");
+    // Nonsense is refused before any work.
+    for bad in ["20X", "1M", "-3G"] {
+        let (code, _, err) = symgame(&["reach", game, "--memory", bad]);
+        assert_eq!(code, 2, "{bad}: {err}");
+    }
+}
+
+/// Per solved layer: depth, states, states per outcome, won/drawn/lost for the mover.
+fn solved_rows(report: &Value) -> Vec<String> {
+    let rows = report["layers"].as_array().expect("layers");
+    let row = |l: &Value| {
+        format!(
+            "{} {} {} {}",
+            l["depth"], l["states"], l["per_outcome"], l["mover"]
+        )
+    };
+    rows.iter().map(row).collect()
+}
+
+/// The solution files of `dir` (name, hash of the bytes), the manifest left out.
+fn solution_files(dir: &Path) -> Vec<(String, u64)> {
+    layer_files(dir)
+        .into_iter()
+        .filter(|(n, _)| n.ends_with(".sol"))
+        .collect()
+}
+
+#[test]
+fn a_killed_solve_resumes_from_its_last_solved_layer() {
+    let scratch = symgame_testkit::scratch_dir!("long-runs", "solve-killed");
+    let game = "gdl/connect4_5x4.kif";
+    let (one, parts) = (scratch.join("one"), scratch.join("parts"));
+    let (code, out, err) = symgame(&["solve", "--json", game, "--out", one.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let expected: Value = serde_json::from_str(&out).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_symgame"))
+        .args(["solve", game, "--resume", parts.to_str().unwrap()])
+        .current_dir(symgame_testkit::root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed once three layers are solved (the backward pass goes from the last layer).
+    let started = Instant::now();
+    let solved = |dir: &Path| {
+        let text = std::fs::read_to_string(dir.join("solution.json")).ok()?;
+        let m: Value = serde_json::from_str(&text).ok()?;
+        Some((
+            m["stats"]["layers"].as_array()?.len(),
+            m["complete"].clone(),
+        ))
+    };
+    while solved(&parts).is_none_or(|(n, _)| n < 3) {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no layer solved"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let (n, complete) = solved(&parts).unwrap();
+    assert_eq!(
+        complete, false,
+        "the solve ended before it was killed ({n} layers)"
+    );
+    assert!(parts.join("forward.json").exists());
+    let p = parts.to_str().unwrap();
+    let (code, out, err) = symgame(&["solve", "--json", game, "--resume", p]);
+    assert_eq!(code, 0, "{err}");
+    let resumed: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(resumed["resumed"]["forward"], true);
+    let found = resumed["resumed"]["layers"].as_u64().unwrap() as usize;
+    assert!(
+        found >= n,
+        "{found} layers found solved, {n} were when killed"
+    );
+    assert_eq!(solved_rows(&resumed), solved_rows(&expected));
+    assert_eq!(resumed["outcomes"], expected["outcomes"]);
+    assert_eq!(resumed["initial"], expected["initial"]);
+    assert_eq!(solution_files(&parts), solution_files(&one));
+    assert!(no_temporaries(&parts));
+    // The forward layers are removed once the solution is complete.
+    assert!(!parts.join("forward.json").exists());
+    assert!(layer_files(&parts)
+        .iter()
+        .all(|(n, _)| !n.ends_with(".layer")));
+    // Found complete: reported as found.
+    let (code, out, err) = symgame(&["solve", "--json", game, "--resume", p]);
+    assert_eq!(code, 0, "{err}");
+    let again: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(solved_rows(&again), solved_rows(&expected));
+    // The solution reads back as any other.
+    let (code, out, err) = symgame(&["verify", "--solution", p, game, "--sample", "50"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
