@@ -107,26 +107,20 @@ fn a_killed_search_resumes_from_its_last_finished_layer() {
     let game = "gdl/connect4_6x4.kif";
     let (one, parts) = (scratch.join("one"), scratch.join("parts"));
     let expected = whole(game, &one);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_symgame"))
-        .args(["reach", "--threads", "1", "--explicit-states", "0", game])
-        .args(["--resume", parts.to_str().unwrap()])
-        .current_dir(symgame_testkit::root())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let args = [
+        "reach",
+        "--threads",
+        "1",
+        "--explicit-states",
+        "0",
+        game,
+        "--resume",
+    ];
+    let finished = |m: Value| m["layers"].as_array().map_or(0, Vec::len);
     // Killed (SIGKILL: no handler runs) once four layers are finished.
-    let started = Instant::now();
-    let finished = |m: &Value| m["layers"].as_array().map_or(0, Vec::len);
-    while manifest(&parts).is_none_or(|m| finished(&m) < 4) {
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "no layer kept"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    kill_when(&args, &parts, || {
+        manifest(&parts).is_some_and(|m| finished(m) >= 4)
+    });
     let kept = manifest(&parts).unwrap();
     assert_eq!(
         kept["complete"], false,
@@ -138,6 +132,26 @@ fn a_killed_search_resumes_from_its_last_finished_layer() {
     assert_eq!(counts(&resumed), counts(&expected));
     assert_eq!(layer_files(&parts), layer_files(&one));
     assert!(no_temporaries(&parts));
+}
+
+/// Runs `symgame args DIR` and kills it (SIGKILL: no handler runs) as soon as `ready`.
+fn kill_when(args: &[&str], dir: &Path, ready: impl Fn() -> bool) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_symgame"))
+        .args(args)
+        .arg(dir)
+        .current_dir(symgame_testkit::root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !ready() {
+        let waited = started.elapsed();
+        assert!(waited < Duration::from_secs(120), "{args:?}: not ready");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
 }
 
 /// Whether `dir` holds no temporary file (one a killed run was writing is removed when the
@@ -222,15 +236,6 @@ fn a_killed_solve_resumes_from_its_last_solved_layer() {
     let (code, out, err) = symgame(&["solve", "--json", game, "--out", one.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     let expected: Value = serde_json::from_str(&out).unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_symgame"))
-        .args(["solve", game, "--resume", parts.to_str().unwrap()])
-        .current_dir(symgame_testkit::root())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Killed once three layers are solved (the backward pass goes from the last layer).
-    let started = Instant::now();
     let solved = |dir: &Path| {
         let text = std::fs::read_to_string(dir.join("solution.json")).ok()?;
         let m: Value = serde_json::from_str(&text).ok()?;
@@ -239,15 +244,11 @@ fn a_killed_solve_resumes_from_its_last_solved_layer() {
             m["complete"].clone(),
         ))
     };
-    while solved(&parts).is_none_or(|(n, _)| n < 3) {
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "no layer solved"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    // Killed once three layers are solved (the backward pass goes from the last layer).
+    let args = ["solve", game, "--resume"];
+    kill_when(&args, &parts, || {
+        solved(&parts).is_some_and(|(n, _)| n >= 3)
+    });
     let (n, complete) = solved(&parts).unwrap();
     assert_eq!(
         complete, false,
