@@ -469,6 +469,12 @@ fn print_text(h: &Header, facts: &RunFacts, stats: &ReachStats) {
         facts.usage.text(),
     );
     println!("set-up: {}", phases_text(&facts.setup_phases));
+    if stats.sittings > 1 {
+        println!(
+            "resumed: sitting {} of this search; its seconds count over all sittings",
+            stats.sittings
+        );
+    }
     if stats.explicit_layers > 0 {
         println!(
             "the first {} layers were expanded state by state (explicit reasoner)",

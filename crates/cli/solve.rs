@@ -553,6 +553,17 @@ fn print_text(a: &Names, st: &SolveStats) {
             st.unsolved
         );
     }
+    if st.resumed.forward || st.resumed.layers > 0 {
+        println!(
+            "resumed: forward search {}, {} layers found solved",
+            if st.resumed.forward {
+                "read back"
+            } else {
+                "run again"
+            },
+            st.resumed.layers
+        );
+    }
     if let Some(dir) = &a.out {
         println!("solution written to {}", dir.display());
     }
