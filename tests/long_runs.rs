@@ -148,6 +148,11 @@ fn kill_when(args: &[&str], dir: &Path, ready: impl Fn() -> bool) {
     while !ready() {
         let waited = started.elapsed();
         assert!(waited < Duration::from_secs(120), "{args:?}: not ready");
+        let ended = child.try_wait().unwrap();
+        assert!(
+            ended.is_none() || ready(),
+            "{args:?}: ended ({ended:?}) before ready"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     child.kill().unwrap();
@@ -244,7 +249,17 @@ fn a_killed_solve_resumes_from_its_last_solved_layer() {
             m["complete"].clone(),
         ))
     };
-    // Killed once three layers are solved (the backward pass goes from the last layer).
+    // Stopped in its forward search first (a node limit stops it at the same layer on every
+    // machine): the forward layers finished are kept, with the first one not finished.
+    let p = parts.to_str().unwrap();
+    let (code, _, err) = symgame(&["solve", game, "--resume", p, "--node-limit", "50000"]);
+    assert_eq!(code, 3, "{err}");
+    let text = std::fs::read_to_string(parts.join("forward.json")).unwrap();
+    let forward: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(forward["complete"], false);
+    let kept = forward["depths"].as_u64().unwrap();
+    assert!(kept >= 3, "{kept} forward layers kept");
+    // Then killed once three layers are solved (the backward pass goes from the last layer).
     let args = ["solve", game, "--resume"];
     kill_when(&args, &parts, || {
         solved(&parts).is_some_and(|(n, _)| n >= 3)
@@ -255,7 +270,6 @@ fn a_killed_solve_resumes_from_its_last_solved_layer() {
         "the solve ended before it was killed ({n} layers)"
     );
     assert!(parts.join("forward.json").exists());
-    let p = parts.to_str().unwrap();
     let (code, out, err) = symgame(&["solve", "--json", game, "--resume", p]);
     assert_eq!(code, 0, "{err}");
     let resumed: Value = serde_json::from_str(&out).unwrap();

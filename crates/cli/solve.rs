@@ -553,15 +553,13 @@ fn print_text(a: &Names, st: &SolveStats) {
             st.unsolved
         );
     }
-    if st.resumed.forward || st.resumed.layers > 0 {
+    let r = &st.resumed;
+    if r.forward_layers > 0 || r.layers > 0 {
         println!(
-            "resumed: forward search {}, {} layers found solved",
-            if st.resumed.forward {
-                "read back"
-            } else {
-                "run again"
-            },
-            st.resumed.layers
+            "resumed: {} layers of the forward search found finished{}, {} layers found solved",
+            r.forward_layers,
+            if r.forward { " (all of them)" } else { "" },
+            r.layers
         );
     }
     if let Some(dir) = &a.out {

@@ -117,6 +117,40 @@ impl<E: BddEngine> Bfs<E> {
         })
     }
 
+    /// A search read back: `frontier`, the first layer not finished, and `reached`, the union
+    /// of the finished ones; `potential` while every finished layer lay in its own level of the
+    /// potential (see [`reach`]), `revisited` if some layer had a successor in an earlier one.
+    pub(crate) fn resumed(
+        g: &SymbolicGame<'_, E>,
+        frontier: E::Bdd,
+        reached: E::Bdd,
+        potential: bool,
+        revisited: bool,
+        keep_reached: bool,
+    ) -> Result<Bfs<E>, BddError> {
+        let mut bfs = Bfs::start(g)?;
+        bfs.expand = match g.layerwise() {
+            Some(_) => frontier.clone(),
+            None => g.and_not_terminal(&frontier)?,
+        };
+        bfs.frontier = frontier;
+        match (&mut bfs.layered, potential) {
+            (Some((_, kept)), true) if !keep_reached => kept.push(reached),
+            (Some(_), true) => bfs.reached = reached,
+            _ => {
+                bfs.layered = None;
+                bfs.reached = reached;
+            }
+        }
+        bfs.revisited = revisited;
+        Ok(bfs)
+    }
+
+    /// Whether every layer so far lies in its own level of the potential.
+    pub(crate) fn potential(&self) -> bool {
+        self.layered.is_some()
+    }
+
     /// The search before its first layer, whose first layers replay `explicit`.
     pub(crate) fn start_with(
         g: &SymbolicGame<'_, E>,
@@ -362,21 +396,16 @@ fn resumed<E: BddEngine>(
 ) -> Result<Bfs<E>, StoreStop> {
     let e = g.engine();
     let r = store.resume(e)?;
-    let mut bfs = Bfs::start(g)?;
-    bfs.expand = match g.layerwise() {
-        Some(_) => r.frontier.clone(),
-        None => g.and_not_terminal(&r.frontier)?,
-    };
-    bfs.frontier = r.frontier;
-    match (&mut bfs.layered, r.manifest.layered) {
-        (Some((_, kept)), true) if !keep_reached => kept.push(r.reached),
-        (Some(_), true) => bfs.reached = r.reached,
-        _ => {
-            bfs.layered = None;
-            bfs.reached = r.reached;
-        }
-    }
-    bfs.revisited = r.manifest.revisited;
+    let m = &r.manifest;
+    let bfs = Bfs::resumed(
+        g,
+        r.frontier,
+        r.reached,
+        m.layered,
+        m.revisited,
+        keep_reached,
+    )?;
+    let mut bfs = bfs;
     bfs.explicit_layers = r.manifest.explicit_layers;
     stats.explicit_layers = r.manifest.explicit_layers;
     for l in &r.manifest.layers {

@@ -10,7 +10,7 @@ use crate::prefix::ExplicitRun;
 use crate::reach::{next_layer, Bfs};
 use crate::solve::context::Context;
 use crate::solve::error::SolveOrStop;
-use crate::solve::spill::Spill;
+use crate::solve::spill::{ForwardManifest, Spill};
 
 /// The forward search of [`solve`].
 pub(crate) struct Forward<E: BddEngine> {
@@ -30,24 +30,51 @@ pub(crate) struct Forward<E: BddEngine> {
     pub(crate) explicit_layers: usize,
 }
 
+/// A resumable solve's forward search ([`SolveOptions::resume`](crate::SolveOptions::resume)):
+/// kept in the spill directory layer by layer with [`ForwardManifest`], and the manifest found
+/// there, if any, to go on from.
+pub(crate) struct Keep<'a> {
+    /// The fingerprint of the game and encoding.
+    pub(crate) fingerprint: &'a str,
+    /// The forward search found in the directory, not complete.
+    pub(crate) found: Option<ForwardManifest>,
+}
+
 /// BFS from the initial state (the step of [`reach`](crate::reach): per-cluster images and terminal
 /// cuts, no difference with the reached states while the layers lie in distinct potential
 /// levels). With `spill`, layers go to files and only the reached set stays in memory; it also
 /// detects whether the game is layered (no move leads back into a layer already seen, which
-/// with BFS means every move goes from layer k to k + 1).
+/// with BFS means every move goes from layer k to k + 1). With `keep`, after each layer the
+/// first layer not finished and the manifest are written too, and a search found there goes on
+/// from its frontier (the explicit layers are then not used).
 pub(crate) fn forward<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     ctx: &mut Context<'_, '_, E>,
     explicit: Option<ExplicitRun>,
     to_files: bool,
     spill: &Spill,
+    keep: Option<Keep<'_>>,
 ) -> Result<Forward<E>, SolveOrStop> {
     let e = g.engine();
-    let mut bfs = Bfs::start_with(g, explicit)?;
     let mut layers = Vec::new();
     let mut depth = 0;
     let mut states = BigUint::default();
     let mut simultaneous = false;
+    let mut bfs = match keep.as_ref().and_then(|k| k.found.as_ref()) {
+        Some(m) => {
+            let mut reached = e.constant(false);
+            for d in 0..m.depths {
+                let (n, t) = spill.read(g, d)?;
+                reached = e.or(&reached, &e.or(&n, &t)?)?;
+            }
+            let frontier = spill.read_frontier(e)?;
+            let mut bfs = Bfs::resumed(g, frontier, reached, m.potential, !m.layered, true)?;
+            bfs.explicit_layers = m.explicit_layers;
+            (depth, states, simultaneous) = (m.depths, m.states.clone(), m.simultaneous);
+            bfs
+        }
+        None => Bfs::start_with(g, explicit)?,
+    };
     while !e.is_false(&bfs.frontier) {
         ctx.guard.check()?;
         ctx.track(&bfs.frontier)?;
@@ -63,6 +90,27 @@ pub(crate) fn forward<E: BddEngine>(
             layers.push(frontier);
         }
         depth += 1;
+        if let Some(k) = keep.as_ref().filter(|_| !g.assumption_broken()) {
+            // The layer's file and the next one's first, then the manifest naming them.
+            let complete = e.is_false(&bfs.frontier);
+            if !complete {
+                spill.write_frontier(e, &bfs.frontier)?;
+            }
+            let m = ForwardManifest {
+                format: "symgame-forward".to_string(),
+                checksum: String::new(),
+                fingerprint: k.fingerprint.to_string(),
+                encoding: g.encoding().clone(),
+                complete,
+                depths: depth,
+                layered: !bfs.revisited,
+                potential: bfs.potential(),
+                simultaneous,
+                states: states.clone(),
+                explicit_layers: bfs.explicit_layers,
+            };
+            m.write(spill.dir())?;
+        }
     }
     Ok(Forward {
         reached: Some(bfs.reached),

@@ -55,7 +55,7 @@ use crate::prefix::ExplicitRun;
 use crate::solve::context::Context;
 use crate::solve::error::{SolveError, SolveOrStop};
 use crate::solve::files::{prepare_dir, write_layer, write_manifest};
-use crate::solve::forward::{forward, Forward};
+use crate::solve::forward::{forward, Forward, Keep};
 use crate::solve::layered::solve_layered;
 use crate::solve::options::{LayeredMode, SolveOptions, ValueRule};
 use crate::solve::spill::{ForwardManifest, Spill};
@@ -165,17 +165,20 @@ fn run<E: BddEngine>(
         None => Spill::new(opts.spill_dir.as_deref())?,
     };
     let to_files = two && opts.layered == LayeredMode::Auto || resume_dir.is_some();
-    let fwd = match resume_dir.and_then(|d| ForwardManifest::read_matching(d, &opts.fingerprint)) {
-        Some(m) => {
+    let found = resume_dir.and_then(|d| ForwardManifest::read_matching(d, &opts.fingerprint));
+    let fwd = match found {
+        Some(m) if m.complete => {
             stats.resumed.forward = true;
+            stats.resumed.forward_layers = m.depths;
             forward_found(ctx, opts, &spill, m)?
         }
-        None => {
-            let fwd = forward(g, ctx, explicit, to_files, &spill)?;
-            if resume_dir.is_some() && !g.assumption_broken() {
-                forward_manifest(g, &opts.fingerprint, &fwd).write(spill.dir())?;
-            }
-            fwd
+        found => {
+            stats.resumed.forward_layers = found.as_ref().map_or(0, |m| m.depths);
+            let keep = resume_dir.map(|_| Keep {
+                fingerprint: &opts.fingerprint,
+                found,
+            });
+            forward(g, ctx, explicit, to_files, &spill, keep)?
         }
     };
     if g.assumption_broken() {
@@ -238,25 +241,6 @@ fn found(dir: &std::path::Path, fingerprint: &str) -> Option<files::Manifest> {
     files::read_manifest(dir)
         .ok()
         .filter(|m| m.fingerprint == fingerprint)
-}
-
-/// What the forward search found, to keep with its layers.
-fn forward_manifest<E: BddEngine>(
-    g: &SymbolicGame<'_, E>,
-    fingerprint: &str,
-    fwd: &Forward<E>,
-) -> ForwardManifest {
-    ForwardManifest {
-        format: "symgame-forward".to_string(),
-        checksum: String::new(),
-        fingerprint: fingerprint.to_string(),
-        encoding: g.encoding().clone(),
-        depths: fwd.depths,
-        layered: fwd.layered,
-        simultaneous: fwd.simultaneous,
-        states: fwd.states.clone(),
-        explicit_layers: fwd.explicit_layers,
-    }
 }
 
 /// The forward search kept in a resumable solve's directory, read back: the union of its

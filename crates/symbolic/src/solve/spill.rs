@@ -34,10 +34,16 @@ pub(crate) struct ForwardManifest {
     pub(crate) fingerprint: String,
     /// The encoding the layers are over.
     pub(crate) encoding: Encoding,
-    /// Number of layers (`bfs-0000.layer` to the last).
+    /// Whether the forward search is complete; if not, `frontier.layer` holds the first layer
+    /// not finished.
+    pub(crate) complete: bool,
+    /// Number of finished layers (`bfs-0000.layer` to the last).
     pub(crate) depths: usize,
-    /// Whether every move goes from a layer to the next.
+    /// Whether every move goes from a layer to the next (so far, while not complete).
     pub(crate) layered: bool,
+    /// While not complete: whether every finished layer lies in its own level of the
+    /// potential.
+    pub(crate) potential: bool,
     /// Whether two roles have a choice in some reachable state.
     pub(crate) simultaneous: bool,
     /// Reachable states (decimal string).
@@ -181,6 +187,38 @@ impl Spill {
         };
         write_stored(&self.path(depth), &stored)?;
         Ok(())
+    }
+
+    fn frontier_path(&self) -> PathBuf {
+        self.dir.join("frontier.layer")
+    }
+
+    /// Keeps the first layer not finished of a resumable solve's forward search.
+    pub(crate) fn write_frontier<E: BddEngine>(
+        &self,
+        e: &E,
+        frontier: &E::Bdd,
+    ) -> Result<(), SolveOrStop> {
+        let stored = StoredLayer {
+            fingerprint: String::new(),
+            depth: None,
+            classes: vec![StoredClass {
+                outcome: 0,
+                distance: None,
+                nodes: e.export(frontier),
+            }],
+        };
+        write_stored(&self.frontier_path(), &stored)?;
+        Ok(())
+    }
+
+    /// Reads back what [`Spill::write_frontier`] kept.
+    pub(crate) fn read_frontier<E: BddEngine>(&self, e: &E) -> Result<E::Bdd, SolveOrStop> {
+        let path = self.frontier_path();
+        let stored = read_stored(&path)?;
+        let [a] = <[StoredClass; 1]>::try_from(stored.classes)
+            .map_err(|_| FileError::format(&path, "a frontier file of more than one set"))?;
+        Ok(e.import(&a.nodes)?)
     }
 
     /// Reads layer `depth`: (non-terminal, terminal) states.

@@ -156,6 +156,8 @@ pub struct SolveStats {
 pub struct Resumed {
     /// The forward search was complete: it was read back, not run.
     pub forward: bool,
+    /// Layers of the forward search found finished (all of them when `forward`).
+    pub forward_layers: usize,
     /// Layers found solved.
     pub layers: usize,
 }
