@@ -43,7 +43,7 @@ pub struct ReachStats {
     #[serde(with = "decimal")]
     pub terminal: BigUint,
     /// BDD nodes of the reached set, taken at the end of the run (0 when the reached set was
-    /// not kept, see [`reach_count`]).
+    /// not kept, see [`reach_count`](crate::reach_count)).
     pub reached_nodes: usize,
     /// Number of transition partitions used by the image.
     pub partitions: usize,
