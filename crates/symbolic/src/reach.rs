@@ -349,6 +349,23 @@ pub fn reach_until<E: BddEngine>(
     )
 }
 
+impl ReachStats {
+    /// The statistics of a search of `g` before its first layer: its partitioning, one
+    /// sitting.
+    fn before_search<E: BddEngine>(g: &SymbolicGame<'_, E>) -> ReachStats {
+        let partitioning = match g.is_layerwise() {
+            true => "within each layer",
+            false => "per joint move",
+        };
+        ReachStats {
+            partitions: g.clusters().len(),
+            partitioning: partitioning.to_string(),
+            sittings: 1,
+            ..ReachStats::default()
+        }
+    }
+}
+
 /// Why a search kept in a directory could not start.
 enum StoreStop {
     /// The engine ran out of nodes.
@@ -484,17 +501,7 @@ pub(crate) fn reach_impl<E: BddEngine>(
 ) -> Reach<E> {
     let e = g.engine();
     let guard = Guard::new(limits);
-    let mut stats = ReachStats {
-        partitions: g.clusters().len(),
-        partitioning: if g.is_layerwise() {
-            "within each layer"
-        } else {
-            "per joint move"
-        }
-        .to_string(),
-        sittings: 1,
-        ..ReachStats::default()
-    };
+    let mut stats = ReachStats::before_search(g);
     let mut layers = Vec::new();
     let Start {
         explicit,
@@ -652,12 +659,10 @@ impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for KeptReachJob<
         if let Some(done) = self.store.complete() {
             // Found complete: reported as found, nothing searched.
             let mut stats = ReachStats {
-                partitions: g.clusters().len(),
-                partitioning: "per joint move".to_string(),
                 explicit_layers: done.explicit_layers,
                 seconds: done.seconds,
                 sittings: done.sittings,
-                ..ReachStats::default()
+                ..ReachStats::before_search(g)
             };
             for l in &done.layers {
                 stats.states += &l.states;
