@@ -91,11 +91,16 @@ fn outcome_label(st: &SolveStats, i: usize) -> String {
 
 /// What the mixed values of outcome `i` mean, their pure bounds and the stage games solved.
 fn mixed_verdict(st: &SolveStats, i: usize) -> String {
+    let one_by_one = match st.explicit_states {
+        0 => String::new(),
+        n => format!(" ({n} states valued one at a time: too many stage games to split as sets)"),
+    };
     format!(
-        "values in mixed strategies; pure security levels {}; {} stage games solved by LP, {} \
+        "values in mixed strategies; pure security levels {}; {} stage games solved by LP{}, {} \
          classes",
         label(&st.outcomes[i]),
         st.stage_games,
+        one_by_one,
         st.outcomes.len()
     )
 }
@@ -154,7 +159,7 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
     let log = SetupLog::new();
     let progress = Progress::with_setup(a.run.output.json, &log);
     log.start("grounding");
-    let game = a.game.load(None)?;
+    let game = Arc::new(a.game.load(None)?);
     log.finish(None);
     let layout = Arc::new(Layout::default());
     let finished = on_watchdog(&names, &log, layout.clone(), started);
@@ -198,6 +203,8 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
             nash_budget: None,
             limits: a.engine.bound(a.run.limits.limits(&clock)),
             choice_nodes: None,
+            ground: Some(game.clone()),
+            stage_groups: None,
         };
         let setup = a.engine.setup(&game, encoding, &config, &sym);
         let solving = SolveJob {

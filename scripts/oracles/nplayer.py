@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Independent oracles for the bundled games in gdl/ with more than two roles or simultaneous
-moves: nim3p, ring4p, penalty_kick and three_dials.
+moves: nim3p, ring4p, penalty_kick, three_dials and three_gates.
 
 Like oracles.py (whose machinery assumes one role in control; its BFS and its writing of the
 fixtures serve here too), each game is implemented here directly from its rules (the GDL files are NOT read), with a state that mirrors the GDL fluents
@@ -28,6 +28,7 @@ usage:
   nplayer.py ring4p
   nplayer.py penalty-kick
   nplayer.py three-dials
+  nplayer.py three-gates
   nplayer.py all
 
 Add --write to store the result as gdl/<game>.expect instead of printing it.
@@ -341,6 +342,33 @@ class PenaltyKick:
         return (s[0] + 1, s[1] + self.points[joint])
 
 
+class ThreeGates:
+    """Three rounds of a raid (gdl/three_gates.kif): state (round, attacker's points)."""
+    name = "three_gates"
+    roles = ["attacker", "defender"]
+    rounds = 3
+    # points of (gate, post)
+    points = {("a", "x"): 0, ("a", "y"): 3, ("b", "x"): 2, ("b", "y"): 0,
+              ("c", "x"): 1, ("c", "y"): 1}
+    rewards = [0, 10, 20, 40, 50, 60, 80, 90, 95, 100]
+
+    def __init__(self):
+        self.init = (1, 0)
+
+    def terminal(self, s):
+        return s[0] > self.rounds
+
+    def goals(self, s):
+        attacker = self.rewards[s[1]]
+        return (attacker, 100 - attacker)
+
+    def legal(self, s, i):
+        return ["a", "b", "c"] if i == 0 else ["x", "y"]
+
+    def next(self, s, joint):
+        return (s[0] + 1, s[1] + self.points[joint])
+
+
 class ThreeDials:
     """Three players turning their own dials at once (gdl/three_dials.kif): state (the dials of
     red, green and blue, the round)."""
@@ -365,7 +393,7 @@ class ThreeDials:
 
 
 GAMES = {"nim3p": Nim3p, "ring4p": Ring4p, "penalty-kick": PenaltyKick,
-         "three-dials": ThreeDials}
+         "three-dials": ThreeDials, "three-gates": ThreeGates}
 COMMENTS = {
     "nim3p": ["three-player Nim, heaps 2 3 4, roles in rotation; the player who takes the last "
               "object 100, the player left to move 50, the player before the winner 0"],
@@ -377,6 +405,9 @@ COMMENTS = {
     "penalty-kick": ["two rounds of a simultaneous 2x2 game: points (kick, dive) = (left, left) 0, "
                      "(left, right) 2, (right, left) 2, (right, right) 1; kicker 25 per point, "
                      "keeper the rest"],
+    "three-gates": ["three rounds of a simultaneous 3x2 game: points (gate, post) = (a, x) 0, "
+                    "(a, y) 3, (b, x) 2, (b, y) 0, (c, x) 1, (c, y) 1; the attacker gets "
+                    "0 10 20 40 50 60 80 90 95 100 for 0..9 points, the defender the rest"],
 }
 
 

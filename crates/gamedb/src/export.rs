@@ -172,6 +172,8 @@ impl<F: FnMut(&SolveStats)> EngineJob<Result<Exported>> for ExportJob<'_, F> {
             nash_budget: None,
             limits: self.opts.limits.clone(),
             choice_nodes: None,
+            ground: Some(std::sync::Arc::new(self.game.clone())),
+            stage_groups: None,
         };
         let t = Instant::now();
         let g = SymbolicGame::new(&engine, self.game, self.enc.clone(), &self.opts.symbolic)

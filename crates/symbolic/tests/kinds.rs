@@ -171,8 +171,18 @@ fn many_role_games_match_explicit_induction_under_max_n_and_security() {
 }
 
 /// Every state's mixed value (role 0) and pure security levels against the explicit induction
-/// with the same LP; returns role 0's mixed value in the initial state.
+/// with the same LP, solved as sets and, again, with the states valued one at a time from the
+/// first round on; returns role 0's mixed value in the initial state.
 fn check_mixed_values(name: &str, game: &GroundGame) -> f64 {
+    let as_sets = check_mixed_values_with(name, game, None);
+    let one_by_one = check_mixed_values_with(name, game, Some(0));
+    assert!((as_sets - one_by_one).abs() < 1e-9, "{name}");
+    as_sets
+}
+
+/// [`check_mixed_values`] with [`SolveOptions::stage_groups`] at `stage_groups`: `Some(0)`
+/// values every non-terminal state one at a time (checked).
+fn check_mixed_values_with(name: &str, game: &GroundGame, stage_groups: Option<usize>) -> f64 {
     let r = Reasoner::new(game);
     let root = r.initial_state();
     let mut explicit = Induction::new(&r, InductionRule::Mixed);
@@ -181,9 +191,19 @@ fn check_mixed_values(name: &str, game: &GroundGame) -> f64 {
         .unwrap();
     let e = engine(game);
     let g = compile(&e, game);
-    let solved = solve(&g, &options(ValueRule::Auto), |_| {}).unwrap();
+    let opts = SolveOptions {
+        ground: Some(std::sync::Arc::new(game.clone())),
+        stage_groups,
+        ..options(ValueRule::Auto)
+    };
+    let solved = solve(&g, &opts, |_| {}).unwrap();
     let st = &solved.stats;
     assert_eq!(st.kind, GameKind::MixedValues, "{name}");
+    if stage_groups == Some(0) {
+        assert!(st.explicit_states > 0, "{name}: valued one at a time");
+    } else {
+        assert_eq!(st.explicit_states, 0, "{name}: valued as sets");
+    }
     assert_eq!(st.unsolved, BigUint::default(), "{name}");
     assert_eq!(st.mixed.len(), st.outcomes.len(), "{name}");
     let states = ExplicitGraph::new(&r).states;
@@ -212,20 +232,31 @@ fn check_mixed_values(name: &str, game: &GroundGame) -> f64 {
     st.mixed[o][0]
 }
 
+/// Role 0's mixed value of the bundled game `name` (named `role` in its `.expect` file) equals
+/// `exact` (an independent computation) and the fixture's 2-decimal figure; its security levels
+/// are `security`.
+fn check_bundled_mixed(name: &str, role: &str, exact: f64, security: &[u8]) {
+    let game = load_game(name);
+    let got = check_mixed_values(name, &game);
+    assert!((got - exact).abs() < 1e-6, "{name}: {got}");
+    let ex = Expect::of(name);
+    let prefix = format!("{role} ");
+    let want = ex
+        .all("mixed_value")
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
+        .unwrap();
+    assert_eq!(format!("{got:.2}"), want, "{name}");
+    check_security_levels(name, &game, security);
+}
+
 #[test]
 fn simultaneous_games_get_mixed_values_and_security_levels() {
     // penalty_kick: the kicker guarantees 50 in pure strategies, the keeper nothing, and the
     // kicker's mixed value is 200/3 (gdl/penalty_kick.expect, by an independent computation).
-    let game = load_game("penalty_kick");
-    let ex = Expect::of("penalty_kick");
-    let kicker = check_mixed_values("penalty_kick", &game);
-    assert!((kicker - 200.0 / 3.0).abs() < 1e-6, "{kicker}");
-    let want = ex
-        .all("mixed_value")
-        .find_map(|l| l.strip_prefix("kicker "))
-        .unwrap();
-    assert_eq!(format!("{kicker:.2}"), want);
-    check_security_levels("penalty_kick", &game, &[50, 0]);
+    check_bundled_mixed("penalty_kick", "kicker", 200.0 / 3.0, &[50, 0]);
+    // three_gates: 3x2 stage games, not symmetric, over three rounds (the row and the column
+    // player cannot be swapped unnoticed); exactly 1508188/33291 for the attacker.
+    check_bundled_mixed("three_gates", "attacker", 1508188.0 / 33291.0, &[40, 20]);
     // Matching pennies: 50 in mixed strategies, 0 each in pure ones.
     let pennies =
         symgame_testkit::load(&symgame_testkit::root().join("tests/games/matching_pennies.kif"));

@@ -124,7 +124,7 @@ impl EngineJob<Result<SymbolicSide, Error>> for Job<'_> {
         };
         let ((kind, classes, mixed_classes), nash) = match &opts.solution {
             Some(dir) => read_solution(&e, dir, &print, g.encoding().num_vars())?,
-            None => solve_now(&g, &limits, self.explicit)?,
+            None => solve_now(&g, game, &limits, self.explicit)?,
         };
         let mut reached = e.constant(false);
         for (_, s) in &classes {
@@ -213,12 +213,14 @@ fn read_solution<E: BddEngine>(
 /// The value classes of a fresh solve.
 fn solve_now<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
+    game: &GroundGame,
     limits: &Limits,
     explicit: Option<ExplicitRun>,
 ) -> Result<(Classes<E>, Option<NashStats>), Error> {
     let opts = SolveOptions {
         keep_classes: true,
         limits: limits.clone(),
+        ground: Some(std::sync::Arc::new(game.clone())),
         ..Default::default()
     };
     let s = solve_with(g, &opts, explicit, |_| {})?;

@@ -14,9 +14,11 @@
 //! single LP values the whole group; groups of equal value join one class.
 
 use symgame_bdd::BddEngine;
+use symgame_ground::GroundGame;
 use symgame_prove::{solve_matrix_game, VALUE_SCALE};
 
 use crate::solve::error::{SolveError, SolveOrStop};
+use crate::solve::mixed_explicit::{ExplicitMixed, MAX_BITS, MAX_STATES};
 use crate::solve::stage::Signature;
 use crate::solve::stats::SolveStats;
 use crate::solve::value::{Outcomes, ValueClass};
@@ -29,10 +31,12 @@ pub(crate) struct MixedClass<B> {
     pub(crate) states: B,
 }
 
-/// The classes of the mixed values and the number of stage games (signatures) solved.
+/// The classes of the mixed values, the number of stage games (signatures) solved, and of
+/// states valued one at a time.
 pub(crate) struct MixedValues<B> {
     pub(crate) classes: Vec<MixedClass<B>>,
     pub(crate) stage_games: u64,
+    pub(crate) explicit_states: u64,
 }
 
 fn key_of(v: f64) -> i64 {
@@ -41,10 +45,13 @@ fn key_of(v: f64) -> i64 {
 
 impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
     /// Role 0's mixed value in every reachable state that reaches only terminal states (see
-    /// the module documentation); `outcomes` are the terminal outcomes.
+    /// the module documentation); `outcomes` are the terminal outcomes. With `ground` (the
+    /// game's ground form and a number of groups), once a round has more stage games than
+    /// that, the states left are valued one at a time ([`crate::solve::mixed_explicit`]).
     pub(crate) fn mixed_values(
         &mut self,
         outcomes: &[Vec<u8>],
+        ground: Option<(&GroundGame, usize)>,
     ) -> Result<MixedValues<E::Bdd>, SolveOrStop> {
         let stage = self.stage_moves()?;
         let e = self.ctx.e();
@@ -52,7 +59,12 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
         let mut out = MixedValues {
             classes: Vec::new(),
             stage_games: 0,
+            explicit_states: 0,
         };
+        let ground = ground.filter(|_| {
+            self.ctx.g.encoding().num_bits() <= MAX_BITS
+                && self.ctx.g.count(self.reached) <= MAX_STATES.into()
+        });
         for (o, s) in &self.terminal {
             let value = f64::from(outcomes[*o][0]);
             add(e, &mut out.classes, value, s.clone())?;
@@ -67,7 +79,13 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
             }
             // Split the ready states by the class of each joint move's successor.
             let sets: Vec<&E::Bdd> = out.classes.iter().map(|c| &c.states).collect();
-            let groups = self.signatures(&stage, &ready, &sets, None)?;
+            let max_groups = ground.map(|(_, m)| m);
+            let Some(groups) = self.signatures(&stage, &ready, &sets, None, max_groups)? else {
+                if let Some((ground, _)) = ground {
+                    self.mixed_explicit(ground, &unvalued, &mut out)?;
+                }
+                break;
+            };
             let mut valued = Vec::with_capacity(groups.len());
             for (sig, g) in groups {
                 let value = stage_value(&sig, &moves, &out.classes)?;
@@ -81,6 +99,35 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
             self.ctx.track(&unvalued)?;
         }
         Ok(out)
+    }
+}
+
+impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
+    /// Values the states of `unvalued` one at a time, from the classes of `out`, and adds
+    /// them to those classes.
+    fn mixed_explicit(
+        &mut self,
+        ground: &GroundGame,
+        unvalued: &E::Bdd,
+        out: &mut MixedValues<E::Bdd>,
+    ) -> Result<(), SolveOrStop> {
+        let e = self.ctx.e();
+        let Some(mut x) = ExplicitMixed::new(ground, self.ctx.g.encoding()) else {
+            return Ok(());
+        };
+        for c in &out.classes {
+            self.ctx.guard.check()?;
+            x.known(c.value, c.key, &e.export(&c.states));
+        }
+        let guard = &self.ctx.guard;
+        x.value_all(&e.export(unvalued), key_of, || Ok(guard.check()?))?;
+        let found = x.finish(e)?;
+        out.stage_games += found.stage_games;
+        out.explicit_states = found.states;
+        for (value, states) in found.classes {
+            add(e, &mut out.classes, value, states)?;
+        }
+        Ok(())
     }
 }
 
@@ -144,10 +191,11 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
     pub(crate) fn mixed_with_bounds(
         &mut self,
         outcomes: &[Vec<u8>],
+        ground: Option<(&GroundGame, usize)>,
         pairs: &mut Outcomes,
         stats: &mut SolveStats,
     ) -> Result<Vec<ValueClass<E>>, SolveOrStop> {
-        let mixed = self.mixed_values(outcomes)?;
+        let mixed = self.mixed_values(outcomes, ground)?;
         let mut levels = Outcomes::default();
         let security = self.security_levels(outcomes, &mut levels)?;
         let e = self.ctx.e();
@@ -155,6 +203,7 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
             .first()
             .map_or(0.0, |o| o.iter().map(|&v| f64::from(v)).sum());
         stats.stage_games = mixed.stage_games;
+        stats.explicit_states = mixed.explicit_states;
         stats.mixed.clear();
         let mut classes = Vec::new();
         for m in &mixed.classes {

@@ -33,6 +33,7 @@ pub(crate) mod files;
 pub(crate) mod forward;
 pub(crate) mod layered;
 pub(crate) mod mixed;
+pub(crate) mod mixed_explicit;
 pub(crate) mod nash;
 pub(crate) mod options;
 pub(crate) mod security;
@@ -108,6 +109,7 @@ pub fn solve_with<E: BddEngine>(
         stopped: None,
         mixed: Vec::new(),
         stage_games: 0,
+        explicit_states: 0,
         nash: None,
         resumed: Default::default(),
     };

@@ -60,7 +60,9 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
         let one_shot = e.and_not(&self.nonterminal, &deep)?;
         let terminal: Vec<E::Bdd> = self.terminal.iter().map(|(_, s)| s.clone()).collect();
         let sets: Vec<&E::Bdd> = terminal.iter().collect();
-        let groups = self.signatures(&stage, &one_shot, &sets, Some(until))?;
+        let groups = self
+            .signatures(&stage, &one_shot, &sets, Some(until), None)?
+            .unwrap_or_default();
         let mut out = NashStats {
             one_shot_states: g.count(&one_shot),
             stage_games: groups.len() as u64,

@@ -64,7 +64,21 @@ pub struct SolveOptions {
     /// (`None`: 10,000); past it, who moves is built within the reachable states instead,
     /// after the forward search.
     pub choice_nodes: Option<usize>,
+    /// The game's ground form, for the steps that may expand states one at a time with the
+    /// explicit reasoner (the mixed values of games with many distinct stage games); `None`:
+    /// those steps stay symbolic.
+    pub ground: Option<std::sync::Arc<symgame_ground::GroundGame>>,
+    /// The most signature groups a symbolic round of mixed values may split its ready states
+    /// into before the states left are valued one at a time (with [`Self::ground`]; `None`:
+    /// 8,192).
+    pub stage_groups: Option<usize>,
 }
 
 /// The default of [`SolveOptions::choice_nodes`].
 pub(crate) const CHOICE_NODES: usize = 10_000;
+
+/// The most signature groups a symbolic round may split the ready states into before the
+/// states left are valued one at a time (when the ground game is at hand), unless
+/// [`SolveOptions::stage_groups`] says otherwise:
+/// doubletictactoe's rounds split into 1,927 groups in 2.1 s, then 63,652 in 19.7 s.
+pub(crate) const MAX_GROUPS: usize = 8_192;

@@ -21,6 +21,9 @@ use crate::solve::whole::WholeSet;
 /// where it is not legal.
 pub(crate) type Signature = Vec<Option<usize>>;
 
+/// States grouped by signature: one set per signature.
+pub(crate) type Groups<B> = Vec<(Signature, B)>;
+
 /// The partitions of the joint moves, each one joint move, and where each is legal.
 pub(crate) struct StageMoves<E: BddEngine> {
     pub(crate) parts: Vec<Partition<E>>,
@@ -58,14 +61,16 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
 
     /// The states of `ready` grouped by signature over the disjoint `classes`; every
     /// successor of a state of `ready` must be in one of them. Stops at the run's limits, and
-    /// with [`StopReason::TimeLimit`] once `until` (a budget of its own) has passed.
+    /// with [`StopReason::TimeLimit`] once `until` (a budget of its own) has passed. `None`
+    /// once there are more than `max_groups` groups (the split then stops).
     pub(crate) fn signatures(
         &mut self,
         stage: &StageMoves<E>,
         ready: &E::Bdd,
         classes: &[&E::Bdd],
         until: Option<Instant>,
-    ) -> Result<Vec<(Signature, E::Bdd)>, SolveOrStop> {
+        max_groups: Option<usize>,
+    ) -> Result<Option<Groups<E::Bdd>>, SolveOrStop> {
         let e = self.ctx.e();
         let guard = &self.ctx.guard;
         let check = || -> Result<(), StopReason> {
@@ -116,8 +121,11 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
                 }
             }
             groups = next;
+            if max_groups.is_some_and(|m| groups.len() > m) {
+                return Ok(None);
+            }
         }
-        Ok(groups)
+        Ok(Some(groups))
     }
 }
 

@@ -140,6 +140,11 @@ pub struct SolveStats {
     /// [`GameKind::MixedValues`]: the distinct stage games (signatures) solved, one LP each.
     #[serde(default)]
     pub stage_games: u64,
+    /// [`GameKind::MixedValues`]: the states valued one at a time, their successors from the
+    /// explicit reasoner, once a round's stage games outgrew the symbolic split (needs
+    /// [`SolveOptions::ground`](crate::SolveOptions::ground)).
+    #[serde(default)]
+    pub explicit_states: u64,
     /// Security levels of a game with simultaneous moves that is not two-player constant-sum:
     /// the pure Nash equilibria of its one-shot stage games.
     #[serde(default, skip_serializing_if = "Option::is_none")]

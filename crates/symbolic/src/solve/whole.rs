@@ -12,7 +12,7 @@ use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
 use crate::solve::context::{terminal_of, Context};
 use crate::solve::error::{SolveError, SolveOrStop};
-use crate::solve::options::{SolveOptions, ValueRule, CHOICE_NODES};
+use crate::solve::options::{SolveOptions, ValueRule, CHOICE_NODES, MAX_GROUPS};
 use crate::solve::stats::{GameKind, SolveLayerStats, SolveStats};
 use crate::solve::value::{is_constant_sum, preference, Outcomes, ValueClass};
 
@@ -53,7 +53,11 @@ pub(crate) fn solve_whole<E: BddEngine>(
     {
         stats.kind = GameKind::MixedValues;
         let mut pairs = Outcomes::default();
-        let classes = whole.mixed_with_bounds(&outcomes.list, &mut pairs, stats)?;
+        let classes = {
+            let groups = opts.stage_groups.unwrap_or(MAX_GROUPS);
+            let ground = opts.ground.as_deref().map(|g| (g, groups));
+            whole.mixed_with_bounds(&outcomes.list, ground, &mut pairs, stats)?
+        };
         outcomes = pairs;
         classes
     } else if simultaneous || rule == ValueRule::Security {
