@@ -481,4 +481,11 @@ fn print_text(h: &Header, facts: &RunFacts, stats: &ReachStats) {
             stats.explicit_layers
         );
     }
+    if stats.explicit_later > 0 {
+        println!(
+            "{} later layers were expanded state by state, where that was measured cheaper than \
+             compiling the game within the layer",
+            stats.explicit_later
+        );
+    }
 }

@@ -2,6 +2,9 @@
 //! their sorted codes and imported: linear in states times bits, with no BDD operation. Used
 //! by the explicit prefix ([`crate::prefix`]) and the game built from its explicit graph.
 
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
 use rustc_hash::FxHashMap;
 
 use symgame_bdd::{BddEngine, BddError, BddNodes, BddResult, Var};
@@ -140,4 +143,199 @@ impl NodeTable {
         self.unique.insert(key, r);
         r
     }
+}
+
+/// The widest encoding whose states fit one [`Code`].
+pub(crate) const MAX_CODE_BITS: u32 = 128;
+
+/// A state as a code: bit `b` of the encoding is bit `127 - b` (so that the high word, then
+/// the low word, is the word layout of [`state_code`]); for encodings of at most
+/// [`MAX_CODE_BITS`] bits.
+pub(crate) type Code = u128;
+
+/// A hash of codes that mixes every bit into the low ones: `FxHash` of a code of 38 bits
+/// (all in the high word, the low bits zero) put most codes in one bucket, and inserting
+/// 7.6 M took minutes.
+#[derive(Default)]
+pub(crate) struct CodeHasher(u64);
+
+impl Hasher for CodeHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    fn write_u128(&mut self, v: u128) {
+        self.0 ^= (v >> 64) as u64 ^ (v as u64).rotate_left(29);
+    }
+
+    fn finish(&self) -> u64 {
+        // The finaliser of SplitMix64.
+        let mut z = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// A map keyed by codes.
+pub(crate) type CodeMap<V> = HashMap<Code, V, BuildHasherDefault<CodeHasher>>;
+
+/// A set of codes of any width, in the word layout of [`state_code`].
+pub(crate) type WordCodeSet = HashSet<Box<[u64]>, BuildHasherDefault<CodeHasher>>;
+
+/// Reads and writes state codes of one encoding.
+pub(crate) struct Coder<'a> {
+    enc: &'a Encoding,
+    /// Per fluent, the bits its group's code sets when it is the group's true fluent.
+    mask: Vec<Code>,
+    /// Scratch: an assignment indexed by variable.
+    values: Vec<bool>,
+}
+
+impl<'a> Coder<'a> {
+    pub(crate) fn new(enc: &'a Encoding) -> Self {
+        // Single-word codes only: an encoding wider than that decodes words alone.
+        let width = if enc.num_bits() <= MAX_CODE_BITS {
+            enc.num_fluents()
+        } else {
+            0
+        };
+        let mask = (0..width)
+            .map(|f| {
+                enc.fluent_literals(f)
+                    .into_iter()
+                    .filter(|&(_, value)| value)
+                    .fold(0, |acc, (var, _)| acc | bit(var / 2))
+            })
+            .collect();
+        Coder {
+            enc,
+            mask,
+            values: vec![false; enc.num_vars() as usize],
+        }
+    }
+
+    /// The code of explicit state `s` (a reachable state: no group broken), for encodings of
+    /// at most [`MAX_CODE_BITS`] bits.
+    pub(crate) fn code(&self, s: &State) -> Code {
+        s.fluents().fold(0, |acc, f| acc | self.mask[f])
+    }
+
+    /// The encoding's width in bits.
+    pub(crate) fn num_bits(&self) -> u32 {
+        self.enc.num_bits()
+    }
+
+    /// The encoding.
+    pub(crate) fn encoding(&self) -> &'a Encoding {
+        self.enc
+    }
+
+    /// The explicit state of a code in the word layout of [`state_code`].
+    pub(crate) fn state_of_words(&mut self, words: &[u64]) -> State {
+        for b in 0..self.enc.num_bits() {
+            self.values[2 * b as usize] = code_bit(words, b as usize);
+        }
+        self.decoded()
+    }
+
+    /// The explicit state of `code`.
+    pub(crate) fn state(&mut self, code: Code) -> State {
+        for b in 0..self.enc.num_bits() {
+            self.values[2 * b as usize] = code & bit(b) != 0;
+        }
+        self.decoded()
+    }
+
+    /// The state in `values`.
+    fn decoded(&self) -> State {
+        let mut s = State::empty(self.enc.num_fluents());
+        for f in self.enc.decode(&self.values) {
+            s.insert(f);
+        }
+        s
+    }
+}
+
+/// The code bit of encoding bit `b`.
+fn bit(b: u32) -> Code {
+    1 << (127 - b)
+}
+
+/// The code in the word layout of [`state_code`].
+pub(crate) fn u128_words(code: Code, num_bits: u32) -> Box<[u64]> {
+    let w = [(code >> 64) as u64, code as u64];
+    w[..(num_bits as usize).div_ceil(64).max(1)].into()
+}
+
+/// Calls `f` with the code of every state of `nodes`, a BDD over the current-state
+/// variables of an encoding of `num_bits` bits (variables `0, 2, …, 2·(num_bits − 1)`).
+pub(crate) fn for_each_code(nodes: &BddNodes, num_bits: u32, f: &mut impl FnMut(Code)) {
+    fn walk(nodes: &BddNodes, r: u32, b: u32, n: u32, code: Code, f: &mut impl FnMut(Code)) {
+        if r == 0 {
+            return;
+        }
+        if b == n {
+            f(code);
+            return;
+        }
+        let (var, low, high) = if r == 1 {
+            (Var::MAX, r, r)
+        } else {
+            nodes.nodes[r as usize - 2]
+        };
+        if var / 2 == b {
+            walk(nodes, low, b + 1, n, code, f);
+            walk(nodes, high, b + 1, n, code | bit(b), f);
+        } else {
+            // Bit `b` is not read on this path: both values.
+            walk(nodes, r, b + 1, n, code, f);
+            walk(nodes, r, b + 1, n, code | bit(b), f);
+        }
+    }
+    walk(nodes, nodes.root, 0, num_bits, 0, f);
+}
+
+/// Calls `f` with the code (in the word layout of [`state_code`]) of every state of `nodes`, a
+/// BDD over the current-state variables of an encoding of `num_bits` bits.
+pub(crate) fn for_each_word_code(nodes: &BddNodes, num_bits: u32, f: &mut impl FnMut(&[u64])) {
+    fn set(code: &mut [u64], b: u32, value: bool) {
+        let (w, m) = (b as usize / 64, 1u64 << (63 - b % 64));
+        if value {
+            code[w] |= m;
+        } else {
+            code[w] &= !m;
+        }
+    }
+    fn walk(
+        nodes: &BddNodes,
+        r: u32,
+        b: u32,
+        n: u32,
+        code: &mut [u64],
+        f: &mut impl FnMut(&[u64]),
+    ) {
+        if r == 0 {
+            return;
+        }
+        if b == n {
+            f(code);
+            return;
+        }
+        let (var, low, high) = if r == 1 {
+            (Var::MAX, r, r)
+        } else {
+            nodes.nodes[r as usize - 2]
+        };
+        let (low, high) = if var / 2 == b { (low, high) } else { (r, r) };
+        set(code, b, false);
+        walk(nodes, low, b + 1, n, code, f);
+        set(code, b, true);
+        walk(nodes, high, b + 1, n, code, f);
+        set(code, b, false);
+    }
+    let mut code = vec![0u64; (num_bits as usize).div_ceil(64).max(1)];
+    walk(nodes, nodes.root, 0, num_bits, &mut code, f);
 }

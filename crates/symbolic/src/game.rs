@@ -181,6 +181,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             broken: Default::default(),
             owners: crate::layerwise::owners(game, &g.encoding),
             factored: Default::default(),
+            explicit: crate::layer_explicit::ExplicitLayers::new(opts.explicit_layers),
         });
         Ok(g)
     }

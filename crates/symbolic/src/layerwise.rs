@@ -14,7 +14,7 @@
 //! The cost of a layer follows the size of the layer and of the circuit, not of any condition
 //! over all states; the price is compiling the circuit again for every layer.
 
-use symgame_bdd::{BddEngine, Var, VarSet};
+use symgame_bdd::{BddEngine, BddError, Var, VarSet};
 use symgame_ground::GroundGame;
 use symgame_limits::Guard;
 
@@ -24,6 +24,7 @@ use crate::compile::{
 use crate::disjunction::{and_not_all, or_all};
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
+use crate::layer_explicit::ExplicitLayers;
 use crate::partition::Partition;
 
 /// A game kept as its ground circuit, compiled within each state set it is asked about.
@@ -42,6 +43,8 @@ pub(crate) struct Layerwise {
     pub(crate) owners: Option<Vec<Option<usize>>>,
     /// Set once an image took the roles' moves one role at a time (for the report).
     pub(crate) factored: std::sync::atomic::AtomicBool,
+    /// The layers expanded state by state where that is predicted cheaper.
+    pub(crate) explicit: ExplicitLayers,
 }
 
 impl Layerwise {
@@ -88,7 +91,65 @@ impl Layerwise {
     /// joint moves (or moves, taken one role at a time) and its deadline between gates
     /// ([`symgame_bdd::BddError::Budget`] once passed). `on_expand` sees the states that are
     /// not terminal as soon as they are known, before the image.
+    ///
+    /// With a guard (a search), the layer may be expanded state by state instead, where the
+    /// measurements of [`ExplicitLayers`] predict that to be cheaper; the sets are the same.
     pub(crate) fn expand_and_image<E: BddEngine>(
+        &self,
+        e: &E,
+        enc: &Encoding,
+        s: &E::Bdd,
+        guard: Option<&Guard>,
+        on_expand: &mut dyn FnMut(&E::Bdd),
+    ) -> Result<(E::Bdd, E::Bdd), SymbolicError> {
+        let race = guard.filter(|_| !e.is_false(s));
+        if let Some(g) = race {
+            if let Some((expand, image)) =
+                self.explicit.try_layer(e, enc, &self.game, s, g, false)?
+            {
+                on_expand(&expand);
+                return Ok((expand, image));
+            }
+        }
+        let started = std::time::Instant::now();
+        let mut seen = false;
+        let mut see = |x: &E::Bdd| {
+            seen = true;
+            on_expand(x);
+        };
+        match self.compiled_expand_and_image(e, enc, s, guard, &mut see) {
+            Ok(result) => {
+                if guard.is_some() {
+                    self.explicit
+                        .symbolic_took(e.node_count(s), started.elapsed().as_secs_f64());
+                }
+                Ok(result)
+            }
+            // Past what the symbolic way can do: state by state, with the time left.
+            Err(
+                err @ (SymbolicError::Bdd(BddError::OutOfMemory { .. })
+                | SymbolicError::TooManyJointMoves { .. }),
+            ) => {
+                let forced = match race {
+                    Some(g) => self.explicit.try_layer(e, enc, &self.game, s, g, true)?,
+                    None => None,
+                };
+                match forced {
+                    Some((expand, image)) => {
+                        if !seen {
+                            on_expand(&expand);
+                        }
+                        Ok((expand, image))
+                    }
+                    None => Err(err),
+                }
+            }
+            Err(err) => Err(err),
+        }
+    }
+
+    /// [`Self::expand_and_image`] by compiling the game within `s`.
+    fn compiled_expand_and_image<E: BddEngine>(
         &self,
         e: &E,
         enc: &Encoding,

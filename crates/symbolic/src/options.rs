@@ -50,6 +50,21 @@ pub enum EncodingKind {
     Compact,
 }
 
+/// Whether a layer of a game compiled within each layer may be expanded state by state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExplicitLayerMode {
+    /// Where the measured rates predict it cheaper, within a budget; and, whatever the
+    /// prediction, where compiling the game within the layer fails (out of nodes, too many
+    /// joint moves).
+    #[default]
+    Measured,
+    /// Never: every layer after the explicit prefix is compiled.
+    Never,
+    /// Always (tests): every layer after the explicit prefix is expanded state by state.
+    Always,
+}
+
 /// Options for building a [`SymbolicGame`](crate::SymbolicGame).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SymbolicOptions {
@@ -92,6 +107,10 @@ pub struct SymbolicOptions {
     /// Compiled within a layer, a condition's BDD (or a step of one) over this many nodes is
     /// cut to the layer (conjoined with it); smaller ones stay exact, cheap to combine.
     pub layerwise_cut_nodes: usize,
+    /// With [`Self::layerwise_fallback`]: whether a layer may be expanded state by state by the
+    /// explicit reasoner instead of compiling the game within it.
+    #[serde(default)]
+    pub explicit_layers: ExplicitLayerMode,
     /// When the mutex proof gives up, assume the candidate groups that random playouts did not
     /// break instead of falling back to the plain encoding ([`Encoding::assumed`](crate::Encoding::assumed)). Only for
     /// searches that check the assumptions as they go: [`reach`](crate::reach) stops where one
@@ -167,6 +186,7 @@ impl Default for SymbolicOptions {
             layerwise_fallback: false,
             max_condition_nodes: 1_000_000,
             layerwise_cut_nodes: 256,
+            explicit_layers: ExplicitLayerMode::Measured,
             assume_groups: false,
             known_states: None,
             setup_deadline: None,

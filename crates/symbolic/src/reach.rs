@@ -580,10 +580,12 @@ pub(crate) fn reach_impl<E: BddEngine>(
                     layers.push(done);
                 }
                 bfs.expand = new_expand;
-                if g.layerwise()
-                    .is_some_and(|l| l.factored.load(std::sync::atomic::Ordering::Relaxed))
-                {
-                    stats.partitioning = FACTORED.to_string();
+                if let Some(l) = g.layerwise() {
+                    if l.factored.load(std::sync::atomic::Ordering::Relaxed) {
+                        stats.partitioning = FACTORED.to_string();
+                    }
+                    stats.explicit_later =
+                        l.explicit.won.load(std::sync::atomic::Ordering::Relaxed);
                 }
                 progress(&stats);
             }

@@ -9,8 +9,8 @@ use symgame_bdd::{Backend, BddEngine, BiodivineEngine, EngineConfig, OxiddEngine
 use symgame_explicit::{explore, Limits, Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    reach, shortest_path_within, Encoding, EncodingKind, ExplicitPrefix, Order, ReachJob,
-    ReachStats, Setup, SymbolicGame, SymbolicOptions,
+    reach, shortest_path_within, Encoding, EncodingKind, ExplicitLayerMode, ExplicitPrefix, Order,
+    ReachJob, ReachStats, Setup, SymbolicGame, SymbolicOptions,
 };
 use symgame_testkit::{
     corpus_game, layerwise_options, load, load_game, root, Expect, ExplicitGraph,
@@ -121,6 +121,24 @@ fn cross_check(path: &FsPath, max_states: u64) -> Option<u64> {
             Backend::Oxidd,
             SymbolicOptions {
                 layerwise_cut_nodes: 0,
+                ..layerwise.clone()
+            },
+            None,
+        ),
+        // Compiled within each layer, every layer after the prefix expanded state by state
+        // instead, and the race by measured rates (the default).
+        (
+            Backend::Oxidd,
+            SymbolicOptions {
+                explicit_layers: ExplicitLayerMode::Always,
+                ..layerwise.clone()
+            },
+            Some(50),
+        ),
+        (
+            Backend::Biodivine,
+            SymbolicOptions {
+                explicit_layers: ExplicitLayerMode::Measured,
                 ..layerwise
             },
             None,
@@ -144,6 +162,14 @@ fn cross_check(path: &FsPath, max_states: u64) -> Option<u64> {
             .take_while(|l| cap.is_some_and(|n| l.states as usize <= n))
             .count();
         assert_eq!(st.explicit_layers, small, "{}", path.display());
+        // The layers after the prefix: state by state when asked to, never when forbidden.
+        match opts.explicit_layers {
+            ExplicitLayerMode::Always if layerwise && ex.layers.len() > small + 1 => {
+                assert!(st.explicit_later > 0, "{}", path.display())
+            }
+            ExplicitLayerMode::Never => assert_eq!(st.explicit_later, 0, "{}", path.display()),
+            _ => {}
+        }
         let sym: Vec<(BigUint, BigUint)> = st
             .layers
             .iter()

@@ -132,6 +132,8 @@ pub fn layerwise_options() -> SymbolicOptions {
     SymbolicOptions {
         layerwise_fallback: true,
         max_condition_nodes: 0,
+        // Every layer compiled: the tests of the compiled way must not see explicit layers.
+        explicit_layers: symgame_symbolic::ExplicitLayerMode::Never,
         ..Default::default()
     }
 }

@@ -13,16 +13,15 @@
 //! of their states and join the classes; nothing else changes, so the solution, its files and
 //! `verify` read the same classes either way.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use rustc_hash::FxHashMap;
-use symgame_bdd::{BddEngine, BddNodes, Var};
-use symgame_explicit::{for_each_joint_move, MoveId, Reasoner, State};
+use symgame_bdd::{BddEngine, BddNodes};
+use symgame_explicit::{for_each_joint_move, MoveId, Reasoner};
 use symgame_ground::GroundGame;
 use symgame_prove::solve_matrix_game;
 
-use crate::codes::codes_states_bdd;
+use crate::codes::{
+    codes_states_bdd, for_each_code, u128_words, Code, CodeMap, Coder, MAX_CODE_BITS,
+};
 use crate::encoding::Encoding;
 use crate::solve::error::{SolveError, SolveOrStop};
 
@@ -31,128 +30,12 @@ use crate::solve::error::{SolveError, SolveOrStop};
 pub(crate) const MAX_STATES: u64 = 100_000_000;
 
 /// The widest encoding valued state by state: a state's code is one `u128`.
-pub(crate) const MAX_BITS: u32 = 128;
+pub(crate) const MAX_BITS: u32 = MAX_CODE_BITS;
 
 /// A state in the table that is on the depth-first stack.
 const ON_STACK: u32 = u32::MAX;
 /// A state that can reach a cycle of unvalued states: never valued.
 const NEVER: u32 = u32::MAX - 1;
-
-/// A state as a code: bit `b` of the encoding is bit `127 - b` (so that the high word, then
-/// the low word, is the word layout of [`crate::codes::state_code`]).
-type Code = u128;
-
-/// A hash of codes that mixes every bit into the low ones: `FxHash` of a code of 38 bits
-/// (all in the high word, the low bits zero) put most codes in one bucket, and inserting
-/// 7.6 M took minutes.
-#[derive(Default)]
-struct CodeHasher(u64);
-
-impl Hasher for CodeHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-
-    fn write_u128(&mut self, v: u128) {
-        self.0 ^= (v >> 64) as u64 ^ (v as u64).rotate_left(29);
-    }
-
-    fn finish(&self) -> u64 {
-        // The finaliser of SplitMix64.
-        let mut z = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
-/// A map keyed by codes.
-type CodeMap<V> = HashMap<Code, V, BuildHasherDefault<CodeHasher>>;
-
-/// Reads and writes state codes of one encoding.
-struct Coder<'a> {
-    enc: &'a Encoding,
-    /// Per fluent, the bits its group's code sets when it is the group's true fluent.
-    mask: Vec<Code>,
-    /// Scratch: an assignment indexed by variable.
-    values: Vec<bool>,
-}
-
-impl<'a> Coder<'a> {
-    fn new(enc: &'a Encoding) -> Self {
-        let mask = (0..enc.num_fluents())
-            .map(|f| {
-                enc.fluent_literals(f)
-                    .into_iter()
-                    .filter(|&(_, value)| value)
-                    .fold(0, |acc, (var, _)| acc | bit(var / 2))
-            })
-            .collect();
-        Coder {
-            enc,
-            mask,
-            values: vec![false; enc.num_vars() as usize],
-        }
-    }
-
-    /// The code of explicit state `s` (a reachable state: no group broken).
-    fn code(&self, s: &State) -> Code {
-        s.fluents().fold(0, |acc, f| acc | self.mask[f])
-    }
-
-    /// The explicit state of `code`.
-    fn state(&mut self, code: Code) -> State {
-        for b in 0..self.enc.num_bits() {
-            self.values[2 * b as usize] = code & bit(b) != 0;
-        }
-        let mut s = State::empty(self.enc.num_fluents());
-        for f in self.enc.decode(&self.values) {
-            s.insert(f);
-        }
-        s
-    }
-}
-
-/// The code bit of encoding bit `b`.
-fn bit(b: u32) -> Code {
-    1 << (127 - b)
-}
-
-/// The code in the word layout of [`crate::codes::state_code`].
-fn words(code: Code, num_bits: u32) -> Box<[u64]> {
-    let w = [(code >> 64) as u64, code as u64];
-    w[..(num_bits as usize).div_ceil(64).max(1)].into()
-}
-
-/// Calls `f` with the code of every state of `nodes`, a BDD over the current-state
-/// variables of an encoding of `num_bits` bits (variables `0, 2, …, 2·(num_bits − 1)`).
-fn for_each_code(nodes: &BddNodes, num_bits: u32, f: &mut impl FnMut(Code)) {
-    fn walk(nodes: &BddNodes, r: u32, b: u32, n: u32, code: Code, f: &mut impl FnMut(Code)) {
-        if r == 0 {
-            return;
-        }
-        if b == n {
-            f(code);
-            return;
-        }
-        let (var, low, high) = if r == 1 {
-            (Var::MAX, r, r)
-        } else {
-            nodes.nodes[r as usize - 2]
-        };
-        if var / 2 == b {
-            walk(nodes, low, b + 1, n, code, f);
-            walk(nodes, high, b + 1, n, code | bit(b), f);
-        } else {
-            // Bit `b` is not read on this path: both values.
-            walk(nodes, r, b + 1, n, code, f);
-            walk(nodes, r, b + 1, n, code | bit(b), f);
-        }
-    }
-    walk(nodes, nodes.root, 0, num_bits, 0, f);
-}
 
 /// A value found, and the codes of the states valued here that have it.
 struct Valued {
@@ -215,7 +98,7 @@ impl<'a> ExplicitMixed<'a> {
     pub(crate) fn known(&mut self, value: f64, key: i64, nodes: &BddNodes) {
         let v = self.value_index(value, key);
         let table = &mut self.table;
-        for_each_code(nodes, self.coder.enc.num_bits(), &mut |c| {
+        for_each_code(nodes, self.coder.num_bits(), &mut |c| {
             table.insert(c, v);
         });
     }
@@ -240,7 +123,7 @@ impl<'a> ExplicitMixed<'a> {
         mut check: impl FnMut() -> Result<(), SolveOrStop>,
     ) -> Result<(), SolveOrStop> {
         let mut roots = Vec::new();
-        for_each_code(open, self.coder.enc.num_bits(), &mut |c| roots.push(c));
+        for_each_code(open, self.coder.num_bits(), &mut |c| roots.push(c));
         let mut stack: Vec<Frame> = Vec::new();
         let mut legal: Vec<Vec<MoveId>> = vec![Vec::new(); 2];
         for root in roots {
@@ -338,14 +221,18 @@ impl<'a> ExplicitMixed<'a> {
 
     /// The values found, as BDDs of the states valued here (built from their codes).
     pub(crate) fn finish<E: BddEngine>(self, e: &E) -> Result<ExplicitValues<E::Bdd>, SolveOrStop> {
-        let num_bits = self.coder.enc.num_bits();
+        let num_bits = self.coder.num_bits();
         let mut classes = Vec::new();
         for v in self.values {
             if v.codes.is_empty() {
                 continue;
             }
-            let codes = v.codes.into_iter().map(|c| words(c, num_bits)).collect();
-            let bdd = codes_states_bdd(e, self.coder.enc, codes)?;
+            let codes = v
+                .codes
+                .into_iter()
+                .map(|c| u128_words(c, num_bits))
+                .collect();
+            let bdd = codes_states_bdd(e, self.coder.encoding(), codes)?;
             classes.push((v.value, bdd));
         }
         Ok(ExplicitValues {

@@ -1,0 +1,212 @@
+//! A layer of a game compiled within each layer, expanded state by state where that is
+//! predicted to be cheaper.
+//!
+//! Compiling the game within a layer costs about the same however few states the layer holds,
+//! and the images cost per joint move; the explicit reasoner costs per state and joint move.
+//! Which is cheaper depends on the game (wargame01: the whole reachable set, 172,726 states in 49
+//! layers, state by state in 48 s, while the layers compiled symbolically ran out of nodes
+//! after 29 layers; kalaha_2009 the other way round: 4,000 joint moves a second explicitly).
+//! So each layer is a race decided by measurement ([`ExplicitLayers`]): the seconds per state
+//! of the last explicit expansion against the seconds per BDD node of the last symbolic one,
+//! each applied to the layer at hand. A layer tried state by state gets a time budget (one and
+//! a half times what the symbolic expansion is predicted to take, or a second when nothing is
+//! measured yet); past it, the attempt is dropped, its rate recorded, and the layer is expanded
+//! symbolically, so a wrong guess costs at most that budget. Both ways give the same sets:
+//! the non-terminal states of the layer and their successors, exact.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use symgame_bdd::{BddEngine, BddResult};
+use symgame_explicit::{for_each_joint_move, MoveId, Reasoner};
+use symgame_ground::GroundGame;
+use symgame_limits::Guard;
+
+use crate::codes::{codes_states_bdd, for_each_word_code, state_code, Coder, WordCodeSet};
+use crate::encoding::Encoding;
+use crate::options::ExplicitLayerMode;
+
+/// The largest layer tried state by state, in states (its codes are held in memory).
+const MAX_STATES: u64 = 4_000_000;
+
+/// The budget of a first attempt, before any expansion was measured.
+const FIRST_BUDGET: Duration = Duration::from_secs(1);
+
+/// What the race between the two ways of expanding a layer measured so far.
+#[derive(Default)]
+struct Rates {
+    reasoner: Option<Reasoner>,
+    /// Seconds per state of the last explicit expansion (or of the part an abandoned attempt
+    /// got through).
+    explicit_per_state: Option<f64>,
+    /// Seconds per BDD node of the layer of the last symbolic expansion.
+    symbolic_per_node: Option<f64>,
+}
+
+/// The explicit side of a game compiled within each layer: the race's measurements and the
+/// number of layers it won.
+#[derive(Default)]
+pub(crate) struct ExplicitLayers {
+    mode: ExplicitLayerMode,
+    rates: Mutex<Rates>,
+    /// Layers expanded state by state.
+    pub(crate) won: AtomicUsize,
+}
+
+/// Why a layer is not expanded state by state here.
+enum Declined {
+    /// Predicted slower, too large, or over its budget: the symbolic way.
+    Symbolic,
+    /// A successor breaks an assumed fluent group: the symbolic way, which reports it.
+    Broken,
+}
+
+impl ExplicitLayers {
+    /// The explicit side under `mode`.
+    pub(crate) fn new(mode: ExplicitLayerMode) -> Self {
+        ExplicitLayers {
+            mode,
+            ..Default::default()
+        }
+    }
+
+    /// Records a symbolic expansion of a layer of `nodes` BDD nodes that took `seconds`.
+    pub(crate) fn symbolic_took(&self, nodes: usize, seconds: f64) {
+        if let Ok(mut r) = self.rates.lock() {
+            r.symbolic_per_node = Some(seconds / nodes.max(1) as f64);
+        }
+    }
+
+    /// The non-terminal states of `s` and their successors, expanded state by state, if that
+    /// is predicted to be cheaper than compiling the game within `s` and it finishes within
+    /// its budget; `None` otherwise (then nothing is changed but the measurements). `forced`
+    /// (the symbolic way failed: out of nodes, too many joint moves): whatever the prediction,
+    /// with the time the guard leaves.
+    pub(crate) fn try_layer<E: BddEngine>(
+        &self,
+        e: &E,
+        enc: &Encoding,
+        game: &GroundGame,
+        s: &E::Bdd,
+        guard: &Guard,
+        forced: bool,
+    ) -> BddResult<Option<(E::Bdd, E::Bdd)>> {
+        let forced = match self.mode {
+            ExplicitLayerMode::Never => return Ok(None),
+            ExplicitLayerMode::Always => true,
+            ExplicitLayerMode::Measured => forced,
+        };
+        let (count, nodes) = e.sat_count_and_nodes(s, enc.current_vars());
+        let states: u64 = match u64::try_from(count) {
+            Ok(n) if n <= MAX_STATES => n,
+            _ => return Ok(None),
+        };
+        let Ok(mut rates) = self.rates.lock() else {
+            return Ok(None);
+        };
+        let budget = match (rates.explicit_per_state, rates.symbolic_per_node) {
+            _ if forced => guard.time_left().unwrap_or(Duration::MAX),
+            (Some(x), Some(y)) => {
+                let (explicit, symbolic) = (x * states as f64, y * nodes as f64);
+                if explicit >= symbolic {
+                    return Ok(None);
+                }
+                Duration::from_secs_f64(1.5 * symbolic + 0.05)
+            }
+            (None, Some(y)) => Duration::from_secs_f64(1.5 * y * nodes as f64 + 0.05),
+            (Some(x), None) => Duration::from_secs_f64(2.0 * x * states as f64 + 0.05),
+            (None, None) => FIRST_BUDGET,
+        };
+        let now = Instant::now();
+        let deadline = now
+            .checked_add(budget)
+            .unwrap_or(now + Duration::from_secs(1 << 40));
+        let reasoner = rates.reasoner.get_or_insert_with(|| Reasoner::new(game));
+        let started = Instant::now();
+        let mut coder = Coder::new(enc);
+        let mut codes: Vec<Box<[u64]>> = Vec::with_capacity(states as usize);
+        for_each_word_code(&e.export(s), enc.num_bits(), &mut |c| codes.push(c.into()));
+        let mut expand = Vec::new();
+        let mut successors = WordCodeSet::default();
+        let mut done = 0usize;
+        let outcome = expand_codes(
+            reasoner,
+            &mut coder,
+            codes,
+            deadline,
+            guard,
+            &mut expand,
+            &mut successors,
+            &mut done,
+        );
+        let seconds = started.elapsed().as_secs_f64();
+        rates.explicit_per_state = Some(seconds / done.max(1) as f64);
+        drop(rates);
+        match outcome {
+            Ok(()) => {}
+            Err(Declined::Symbolic | Declined::Broken) => return Ok(None),
+        }
+        let expand = codes_states_bdd(e, enc, expand)?;
+        let image = codes_states_bdd(e, enc, successors.into_iter().collect())?;
+        self.won.fetch_add(1, Ordering::Relaxed);
+        Ok(Some((expand, image)))
+    }
+}
+
+/// Expands the states of `codes` one by one: the non-terminal ones go to `expand`, their
+/// successors' codes to `successors`, and `done` counts the states looked at. Gives up past
+/// `deadline` or a limit of `guard` (the symbolic way then decides, and stops at the limit),
+/// and when a successor breaks an assumed group of the encoding.
+#[allow(clippy::too_many_arguments)]
+fn expand_codes(
+    r: &Reasoner,
+    coder: &mut Coder<'_>,
+    codes: Vec<Box<[u64]>>,
+    deadline: Instant,
+    guard: &Guard,
+    expand: &mut Vec<Box<[u64]>>,
+    successors: &mut WordCodeSet,
+    done: &mut usize,
+) -> Result<(), Declined> {
+    let enc = coder.encoding();
+    let mut legal: Vec<Vec<MoveId>> = vec![Vec::new(); r.num_roles()];
+    let mut updates = 0u64;
+    let mut late = false;
+    for c in codes {
+        *done += 1;
+        updates += 1;
+        if updates.is_multiple_of(64) && (Instant::now() > deadline || guard.check().is_err()) {
+            return Err(Declined::Symbolic);
+        }
+        let s = coder.state_of_words(&c);
+        if r.is_terminal(&s) {
+            continue;
+        }
+        expand.push(c);
+        for (role, l) in legal.iter_mut().enumerate() {
+            r.legal_moves_into(&s, role, l);
+        }
+        let mut broken = false;
+        for_each_joint_move(&legal, |joint| {
+            let Some(code) = state_code(enc, &r.next_state(&s, joint)) else {
+                // A successor breaks an assumed group: it has no code.
+                broken = true;
+                return false;
+            };
+            successors.insert(code);
+            updates += 1;
+            if updates.is_multiple_of(64) {
+                late = Instant::now() > deadline || guard.check().is_err();
+            }
+            !late
+        });
+        if broken {
+            return Err(Declined::Broken);
+        }
+        if late {
+            return Err(Declined::Symbolic);
+        }
+    }
+    Ok(())
+}
