@@ -271,31 +271,11 @@ pub(crate) fn u128_words(code: Code, num_bits: u32) -> Box<[u64]> {
 }
 
 /// Calls `f` with the code of every state of `nodes`, a BDD over the current-state
-/// variables of an encoding of `num_bits` bits (variables `0, 2, …, 2·(num_bits − 1)`).
+/// variables of an encoding of at most [`MAX_CODE_BITS`] bits.
 pub(crate) fn for_each_code(nodes: &BddNodes, num_bits: u32, f: &mut impl FnMut(Code)) {
-    fn walk(nodes: &BddNodes, r: u32, b: u32, n: u32, code: Code, f: &mut impl FnMut(Code)) {
-        if r == 0 {
-            return;
-        }
-        if b == n {
-            f(code);
-            return;
-        }
-        let (var, low, high) = if r == 1 {
-            (Var::MAX, r, r)
-        } else {
-            nodes.nodes[r as usize - 2]
-        };
-        if var / 2 == b {
-            walk(nodes, low, b + 1, n, code, f);
-            walk(nodes, high, b + 1, n, code | bit(b), f);
-        } else {
-            // Bit `b` is not read on this path: both values.
-            walk(nodes, r, b + 1, n, code, f);
-            walk(nodes, r, b + 1, n, code | bit(b), f);
-        }
-    }
-    walk(nodes, nodes.root, 0, num_bits, 0, f);
+    for_each_word_code(nodes, num_bits, &mut |w| {
+        f(Code::from(w[0]) << 64 | w.get(1).map_or(0, |&x| Code::from(x)))
+    });
 }
 
 /// Calls `f` with the code (in the word layout of [`state_code`]) of every state of `nodes`, a
