@@ -117,7 +117,7 @@ impl Layerwise {
             seen = true;
             on_expand(x);
         };
-        match self.compiled_expand_and_image(e, enc, s, guard, &mut see) {
+        match self.compiled_expand_and_image((e, enc, s, guard), &mut see) {
             Ok(result) => {
                 if guard.is_some() {
                     self.explicit
@@ -148,13 +148,11 @@ impl Layerwise {
         }
     }
 
-    /// [`Self::expand_and_image`] by compiling the game within `s`.
+    /// [`Self::expand_and_image`] of the layer `(e, enc, s, guard)` by compiling the game
+    /// within `s`.
     fn compiled_expand_and_image<E: BddEngine>(
         &self,
-        e: &E,
-        enc: &Encoding,
-        s: &E::Bdd,
-        guard: Option<&Guard>,
+        (e, enc, s, guard): (&E, &Encoding, &E::Bdd, Option<&Guard>),
         on_expand: &mut dyn FnMut(&E::Bdd),
     ) -> Result<(E::Bdd, E::Bdd), SymbolicError> {
         if e.is_false(s) {
