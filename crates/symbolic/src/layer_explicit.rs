@@ -9,9 +9,10 @@
 //! So each layer is a race decided by measurement ([`ExplicitLayers`]): the seconds per state
 //! of the last explicit expansion against the seconds per BDD node of the last symbolic one,
 //! each applied to the layer at hand. A layer tried state by state gets a time budget (one and
-//! a half times what the symbolic expansion is predicted to take, or a second when nothing is
-//! measured yet); past it, the attempt is dropped, its rate recorded, and the layer is expanded
-//! symbolically, so a wrong guess costs at most that budget. Both ways give the same sets:
+//! a half times what the symbolic expansion is predicted to take, at most a second while no
+//! symbolic expansion is measured); past it, the attempt is dropped and the layer is expanded
+//! symbolically; each such loss makes the next attempt wait for a prediction twice as
+//! favourable, until an attempt finishes. Both ways give the same sets:
 //! the non-terminal states of the layer and their successors, exact.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -30,7 +31,7 @@ use crate::options::ExplicitLayerMode;
 /// The largest layer tried state by state, in states (its codes are held in memory).
 const MAX_STATES: u64 = 4_000_000;
 
-/// The budget of a first attempt, before any expansion was measured.
+/// The budget of an attempt before any symbolic expansion was measured.
 const FIRST_BUDGET: Duration = Duration::from_secs(1);
 
 /// What the race between the two ways of expanding a layer measured so far.
@@ -42,6 +43,10 @@ struct Rates {
     explicit_per_state: Option<f64>,
     /// Seconds per BDD node of the layer of the last symbolic expansion.
     symbolic_per_node: Option<f64>,
+    /// Attempts that ran past their budget since the last one that finished: each makes the
+    /// next attempt wait for a prediction twice as favourable (a wrong guess costs its
+    /// budget).
+    lost: u32,
 }
 
 /// The explicit side of a game compiled within each layer: the race's measurements and the
@@ -68,6 +73,17 @@ impl ExplicitLayers {
         ExplicitLayers {
             mode,
             ..Default::default()
+        }
+    }
+
+    /// Hands over the explicit prefix's reasoner (building one for a large game takes
+    /// seconds) and its measured seconds per state (of its last layer; 0 when none).
+    pub(crate) fn offer(&self, reasoner: Reasoner, per_state: f64) {
+        if let Ok(mut r) = self.rates.lock() {
+            r.reasoner.get_or_insert(reasoner);
+            if per_state > 0.0 && r.explicit_per_state.is_none() {
+                r.explicit_per_state = Some(per_state);
+            }
         }
     }
 
@@ -109,13 +125,18 @@ impl ExplicitLayers {
             _ if forced => guard.time_left().unwrap_or(Duration::MAX),
             (Some(x), Some(y)) => {
                 let (explicit, symbolic) = (x * states as f64, y * nodes as f64);
-                if explicit >= symbolic {
+                if explicit * f64::from(1u32 << rates.lost.min(20)) >= symbolic {
                     return Ok(None);
                 }
                 Duration::from_secs_f64(1.5 * symbolic + 0.05)
             }
             (None, Some(y)) => Duration::from_secs_f64(1.5 * y * nodes as f64 + 0.05),
-            (Some(x), None) => Duration::from_secs_f64(2.0 * x * states as f64 + 0.05),
+            // Nothing symbolic measured yet: twice the prediction, at least a second, at most
+            // a tenth of the time left; once lost, the symbolic way measures first.
+            (Some(_), None) | (None, None) if rates.lost > 0 => return Ok(None),
+            (Some(x), None) => Duration::from_secs_f64(2.0 * x * states as f64)
+                .max(FIRST_BUDGET)
+                .min(guard.time_left().map_or(Duration::MAX, |t| t / 10)),
             (None, None) => FIRST_BUDGET,
         };
         let now = Instant::now();
@@ -141,12 +162,22 @@ impl ExplicitLayers {
             &mut done,
         );
         let seconds = started.elapsed().as_secs_f64();
-        rates.explicit_per_state = Some(seconds / done.max(1) as f64);
-        drop(rates);
+        // An attempt dropped part way through a state counts the states it finished.
+        let finished = if outcome.is_ok() {
+            done
+        } else {
+            done.saturating_sub(1)
+        };
+        rates.explicit_per_state = Some(seconds / finished.max(1) as f64);
         match outcome {
             Ok(()) => {}
-            Err(Declined::Symbolic | Declined::Broken) => return Ok(None),
+            Err(Declined::Symbolic) => {
+                rates.lost += 1;
+                return Ok(None);
+            }
+            Err(Declined::Broken) => return Ok(None),
         }
+        rates.lost = 0;
         let expand = codes_states_bdd(e, enc, expand)?;
         let image = codes_states_bdd(e, enc, successors.into_iter().collect())?;
         self.won.fetch_add(1, Ordering::Relaxed);

@@ -291,8 +291,10 @@ impl ExplicitRun {
         g: &crate::game::SymbolicGame<'_, E>,
         limits: &Limits,
     ) -> ExplicitRun {
-        if g.is_layerwise() {
+        if let Some(lw) = g.layerwise() {
             self.extend_for_layerwise(limits);
+            lw.explicit
+                .offer(self.prefix.reasoner.clone(), self.per_state);
         }
         self.drop_broken_steps(g.encoding());
         self
