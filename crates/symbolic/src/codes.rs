@@ -243,10 +243,7 @@ impl<'a> Coder<'a> {
 
     /// The explicit state of `code`.
     pub(crate) fn state(&mut self, code: Code) -> State {
-        for b in 0..self.enc.num_bits() {
-            self.values[2 * b as usize] = code & bit(b) != 0;
-        }
-        self.decoded()
+        self.state_of_words(&[(code >> 64) as u64, code as u64])
     }
 
     /// The state in `values`.

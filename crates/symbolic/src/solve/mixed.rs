@@ -17,8 +17,9 @@ use symgame_bdd::BddEngine;
 use symgame_ground::GroundGame;
 use symgame_prove::{solve_matrix_game, VALUE_SCALE};
 
+use crate::codes::MAX_CODE_BITS;
 use crate::solve::error::{SolveError, SolveOrStop};
-use crate::solve::mixed_explicit::{ExplicitMixed, MAX_BITS, MAX_STATES};
+use crate::solve::mixed_explicit::{ExplicitMixed, MAX_STATES};
 use crate::solve::stage::Signature;
 use crate::solve::stats::SolveStats;
 use crate::solve::value::{Outcomes, ValueClass};
@@ -62,7 +63,7 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
             explicit_states: 0,
         };
         let ground = ground.filter(|_| {
-            self.ctx.g.encoding().num_bits() <= MAX_BITS
+            self.ctx.g.encoding().num_bits() <= MAX_CODE_BITS
                 && self.ctx.g.count(self.reached) <= MAX_STATES.into()
         });
         for (o, s) in &self.terminal {
@@ -112,9 +113,7 @@ impl<E: BddEngine> WholeSet<'_, '_, '_, E> {
         out: &mut MixedValues<E::Bdd>,
     ) -> Result<(), SolveOrStop> {
         let e = self.ctx.e();
-        let Some(mut x) = ExplicitMixed::new(ground, self.ctx.g.encoding()) else {
-            return Ok(());
-        };
+        let mut x = ExplicitMixed::new(ground, self.ctx.g.encoding());
         for c in &out.classes {
             self.ctx.guard.check()?;
             x.known(c.value, c.key, &e.export(&c.states));

@@ -19,18 +19,13 @@ use symgame_explicit::{for_each_joint_move, MoveId, Reasoner};
 use symgame_ground::GroundGame;
 use symgame_prove::solve_matrix_game;
 
-use crate::codes::{
-    codes_states_bdd, for_each_code, u128_words, Code, CodeMap, Coder, MAX_CODE_BITS,
-};
+use crate::codes::{codes_states_bdd, for_each_code, u128_words, Code, CodeMap, Coder};
 use crate::encoding::Encoding;
 use crate::solve::error::{SolveError, SolveOrStop};
 
 /// The most codes the table of one run may hold (every reachable state's code and value):
 /// about 32 bytes each, so 3.2 GB at most.
 pub(crate) const MAX_STATES: u64 = 100_000_000;
-
-/// The widest encoding valued state by state: a state's code is one `u128`.
-pub(crate) const MAX_BITS: u32 = MAX_CODE_BITS;
 
 /// A state in the table that is on the depth-first stack.
 const ON_STACK: u32 = u32::MAX;
@@ -77,12 +72,9 @@ pub(crate) struct ExplicitMixed<'a> {
 }
 
 impl<'a> ExplicitMixed<'a> {
-    /// A valuation of `game` under `enc`; `None` if the encoding is wider than [`MAX_BITS`].
-    pub(crate) fn new(game: &GroundGame, enc: &'a Encoding) -> Option<Self> {
-        if enc.num_bits() > MAX_BITS {
-            return None;
-        }
-        Some(ExplicitMixed {
+    /// A valuation of `game` under `enc`, an encoding of at most [`crate::codes::MAX_CODE_BITS`] bits.
+    pub(crate) fn new(game: &GroundGame, enc: &'a Encoding) -> Self {
+        ExplicitMixed {
             reasoner: Reasoner::new(game),
             coder: Coder::new(enc),
             table: CodeMap::default(),
@@ -90,7 +82,7 @@ impl<'a> ExplicitMixed<'a> {
             by_key: FxHashMap::default(),
             stage: FxHashMap::default(),
             states: 0,
-        })
+        }
     }
 
     /// Records that every state of `nodes` (a BDD over current-state variables) has `value`,
