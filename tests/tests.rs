@@ -18,6 +18,7 @@ mod play;
 mod plot;
 mod prove;
 mod serve;
+mod slices;
 mod solve;
 mod verify;
 

@@ -236,6 +236,16 @@ const BASE_RESIDENT_BYTES: u64 = 96 << 20;
 /// `--memory`: a number of bytes with an optional K, M, G or T (powers of 1024, an optional
 /// `B` or `iB` after it), at least 64M.
 pub(crate) fn parse_memory(s: &str) -> Result<u64, String> {
+    let bytes = parse_size(s)?;
+    if bytes < 64 << 20 {
+        return Err(format!("{s:?} is less than 64M, too little for any run"));
+    }
+    Ok(bytes)
+}
+
+/// A number of bytes with an optional K, M, G or T (powers of 1024, an optional `B` or `iB`
+/// after it).
+pub(crate) fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let upper = t.to_ascii_uppercase();
     let body = upper
@@ -255,11 +265,7 @@ pub(crate) fn parse_memory(s: &str) -> Result<u64, String> {
     if !bytes.is_finite() || bytes < 0.0 || bytes >= 2f64.powi(63) {
         return Err(bad());
     }
-    let bytes = bytes as u64;
-    if bytes < 64 << 20 {
-        return Err(format!("{s:?} is less than 64M, too little for any run"));
-    }
-    Ok(bytes)
+    Ok(bytes as u64)
 }
 
 /// The memory a run may use when `--memory` is not given: three quarters of the machine's,
@@ -352,6 +358,13 @@ impl<K: EngineDefaults> EngineArgs<K> {
             max_resident_bytes: self.memory.or_else(safe_share),
             ..limits
         }
+    }
+
+    /// A 1/`jobs` share of the run's memory (`--memory`, else the safe share of the
+    /// machine), for each of `jobs` processes; `None` if the machine's memory is unknown.
+    pub fn memory_share(&self, jobs: u32) -> Option<u64> {
+        let m = self.memory.or_else(safe_share)? / u64::from(jobs.max(1));
+        Some(m.max(64 << 20))
     }
 
     /// The set-up of a search of `game` with `encoding` on this engine.

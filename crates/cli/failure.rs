@@ -198,6 +198,8 @@ impl Classify for SolveError {
             SolveError::StageGame(_) => Kind::Internal,
             // The commands solve again with proven groups: reaching the user is a fault.
             SolveError::AssumedGroupBroken => Kind::Internal,
+            // The job solved a slice of a layer the solve itself could read: a fault.
+            SolveError::Slice { .. } => Kind::Internal,
             // Games outside the solver: no legal move, simultaneous moves in the layered solver.
             _ => Kind::Input,
         }
@@ -461,6 +463,15 @@ mod tests {
             (
                 "assumed group broken",
                 SolveError::AssumedGroupBroken.into(),
+                EXIT_INTERNAL,
+            ),
+            (
+                "slice job",
+                SolveError::Slice {
+                    depth: 3,
+                    message: "killed".into(),
+                }
+                .into(),
                 EXIT_INTERNAL,
             ),
             (

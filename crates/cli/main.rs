@@ -27,6 +27,7 @@ mod prove;
 mod query;
 mod reach;
 mod serve;
+mod slices;
 mod solve;
 mod verify;
 
@@ -53,6 +54,9 @@ enum Command {
     Reach(reach::Args),
     /// Solve the game strongly: the value of every reachable state, by retrograde analysis.
     Solve(solve::Args),
+    /// Solve one slice of one layer of a `solve --jobs N` run in its directory (a job that a
+    /// process pool or a batch scheduler starts; see docs/distributed.md).
+    SolveSlice(slices::Args),
     /// Check the symbolic solution state by state with the explicit solvers.
     Verify(verify::Args),
     /// Solve a game and write its ranked database: per layer a BDD and one packed value a state.
@@ -76,6 +80,7 @@ fn main() -> ExitCode {
         Command::Prove(a) => prove::run(a),
         Command::Reach(a) => reach::run(a),
         Command::Solve(a) => solve::run(a),
+        Command::SolveSlice(a) => slices::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Export(a) => export::run(a),
         Command::Query(a) => query::run(a),

@@ -47,6 +47,8 @@ pub struct Args {
     #[arg(long, default_value = "auto", value_parser = crate::args::parse_order)]
     order: Order,
     #[command(flatten)]
+    jobs: crate::slices::JobsArgs,
+    #[command(flatten)]
     run: LayerRunArgs,
 }
 
@@ -151,6 +153,18 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
     }
     let config = a.engine.config()?;
     let clock = a.run.limits.start();
+    let slicing = match &a.out {
+        Some(dir) => a
+            .jobs
+            .slicing(&a.game.game, dir, &a.engine, &a.run.limits, &clock)?,
+        None if a.jobs.jobs > 1 || a.jobs.slices.is_some_and(|n| n > 1) => {
+            return Err(Failure::input(
+                "--jobs and --slices need --out DIR or --resume DIR: the jobs share the \
+                 solve's files",
+            ))
+        }
+        None => None,
+    };
     crate::tempfiles::register_spill();
     if let Some(out) = a.out.as_ref().filter(|_| !resume) {
         crate::tempfiles::register_if_new(out);
@@ -198,13 +212,15 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
             keep_classes: false,
             out_dir: a.out.clone(),
             spill_dir: None,
-            resume,
+            // Slice jobs read the forward layers and the solved layers from the directory.
+            resume: resume || slicing.is_some(),
             fingerprint: fingerprint(&game, &encoding),
             nash_budget: None,
             limits: a.engine.bound(a.run.limits.limits(&clock)),
             choice_nodes: None,
             ground: Some(game.clone()),
             stage_groups: None,
+            slicing: slicing.clone(),
         };
         let setup = a.engine.setup(&game, encoding, &config, &sym);
         let solving = SolveJob {

@@ -174,6 +174,7 @@ impl<F: FnMut(&SolveStats)> EngineJob<Result<Exported>> for ExportJob<'_, F> {
             choice_nodes: None,
             ground: Some(std::sync::Arc::new(self.game.clone())),
             stage_groups: None,
+            slicing: None,
         };
         let t = Instant::now();
         let g = SymbolicGame::new(&engine, self.game, self.enc.clone(), &self.opts.symbolic)

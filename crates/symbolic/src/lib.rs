@@ -105,9 +105,13 @@ pub use solve::files::{
     FORMAT_VERSION, MAGIC, MANIFEST, MANIFEST_VERSION,
 };
 pub use solve::options::{LayeredMode, SolveOptions, ValueRule};
+pub use solve::slices::{solve_slice, SliceJob, SliceRecord};
+pub use solve::slicing::{SliceFailure, SliceRunner, SliceTask, Slicing, MAX_SLICE_BITS};
 pub use solve::solution::{read_solution, Solution};
 pub use solve::spill::{resumable_encoding, FORWARD_MANIFEST};
-pub use solve::stats::{GameKind, MoverCounts, NashStats, Resumed, SolveLayerStats, SolveStats};
+pub use solve::stats::{
+    GameKind, MoverCounts, NashStats, Resumed, SlicedStats, SolveLayerStats, SolveStats,
+};
 pub use solve::value::{preference, Solved, SolvedLayer, ValueClass};
 pub use solve::whole::security_values;
 pub use solve::{solve, solve_with, SolveJob};

@@ -189,6 +189,19 @@ impl<E: BddEngine> Partition<E> {
         self.pre_image_within(e, s, None)
     }
 
+    /// This part on the states of `cube` (current-state literals) only: its relation and
+    /// conjuncts cofactored, so that they no longer read those variables. Its pre-images are
+    /// then taken with [`Partition::pre_image_cut`] and the same cube, inside a domain within
+    /// the cube: a slice of a layer costs a share of the layer's work.
+    pub(crate) fn cofactor(&self, e: &E, cube: &[(Var, bool)]) -> BddResult<Self> {
+        let mut p = self.clone();
+        p.relation = e.restrict(&self.relation, cube)?;
+        for (_, c) in &mut p.conjuncts {
+            *c = e.restrict(c, cube)?;
+        }
+        Ok(p)
+    }
+
     /// The predecessors under this part of states in `s` that lie in `domain`. With a
     /// conjunct list, the domain restricts the intermediate results too (without it, the
     /// pre-image over all assignments, most unreachable, can blow up).
@@ -198,7 +211,24 @@ impl<E: BddEngine> Partition<E> {
         s: &E::Bdd,
         domain: Option<&E::Bdd>,
     ) -> BddResult<E::Bdd> {
-        let primed = e.rename(s, &self.to_next)?;
+        self.pre_image_cut(e, s, domain, &[])
+    }
+
+    /// [`Partition::pre_image_within`] for a part cofactored by `cube`
+    /// ([`Partition::cofactor`]; `domain` must lie within the cube): the states of `s` are
+    /// cofactored too where they are read as current-state variables (the bits this part
+    /// leaves alone), so no operation sees the other slices.
+    pub(crate) fn pre_image_cut(
+        &self,
+        e: &E,
+        s: &E::Bdd,
+        domain: Option<&E::Bdd>,
+        cube: &[(Var, bool)],
+    ) -> BddResult<E::Bdd> {
+        let mut primed = e.rename(s, &self.to_next)?;
+        if !cube.is_empty() {
+            primed = e.restrict(&primed, cube)?;
+        }
         if self.conjuncts.is_empty() {
             let r = e.and_exists(&self.relation, &primed, &self.quant_next)?;
             return match domain {

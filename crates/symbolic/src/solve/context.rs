@@ -2,7 +2,7 @@
 //! pre-image inside a domain, and the checks that a game can be solved (turn-taking, a legal
 //! move everywhere).
 
-use symgame_bdd::{BddEngine, BddResult};
+use symgame_bdd::{BddEngine, BddResult, Var};
 use symgame_limits::{Guard, Limits};
 
 use crate::disjunction::or_all;
@@ -36,6 +36,8 @@ pub(crate) struct Context<'g, 'e, E: BddEngine> {
     pub(crate) guard: Guard<'g>,
     /// The largest BDD tracked so far ([`Context::track`]).
     pub(crate) peak: usize,
+    /// The slice every domain lies in ([`Context::cut`]; empty: no slice).
+    cube: Vec<(Var, bool)>,
 }
 
 impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
@@ -86,6 +88,7 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
             parts: g.clusters().to_vec(),
             guard: Guard::new(limits),
             peak: 0,
+            cube: Vec::new(),
         })
     }
 
@@ -193,6 +196,19 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
         Ok(())
     }
 
+    /// Cofactors the partitions by `cube` (after [`Context::set_universe`]): every domain
+    /// [`Context::pre_in`] is asked about from now on lies within the cube (a slice of a layer).
+    pub(crate) fn cut(&mut self, cube: &[(Var, bool)]) -> BddResult<()> {
+        let e = self.e();
+        self.parts = self
+            .parts
+            .iter()
+            .map(|p| p.cofactor(e, cube))
+            .collect::<BddResult<_>>()?;
+        self.cube = cube.to_vec();
+        Ok(())
+    }
+
     /// Predecessors of `target` inside `domain` (non-terminal states with a joint move into
     /// `target`).
     pub(crate) fn pre_in(&self, target: &E::Bdd, domain: &E::Bdd) -> Result<E::Bdd, Interrupt> {
@@ -201,7 +217,7 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
             return Ok(e.constant(false));
         }
         union_guarded(e, &self.parts, &self.guard, |p| {
-            p.pre_image_within(e, target, Some(domain))
+            p.pre_image_cut(e, target, Some(domain), &self.cube)
         })
     }
 

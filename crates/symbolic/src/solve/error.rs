@@ -33,6 +33,13 @@ pub enum SolveError {
     /// The encoding's fluent groups were assumed ([`Encoding::assumed`](crate::Encoding::assumed))
     /// and a reachable state breaks one: nothing was solved; solve again with proven groups.
     AssumedGroupBroken,
+    /// The job of a slice of a layer ([`Slicing`](crate::Slicing)) failed.
+    Slice {
+        /// The layer.
+        depth: usize,
+        /// What the job said.
+        message: String,
+    },
 }
 
 impl std::fmt::Display for SolveError {
@@ -53,6 +60,9 @@ impl std::fmt::Display for SolveError {
                  move); the game is not well formed"
             ),
             SolveError::Io(e) => write!(f, "{e}"),
+            SolveError::Slice { depth, message } => {
+                write!(f, "the job of a slice of layer {depth} failed: {message}")
+            }
             SolveError::AssumedGroupBroken => write!(
                 f,
                 "a reachable state breaks a fluent group the encoding assumed; solve again with \

@@ -12,11 +12,12 @@ use crate::solve::files::{
     layer_file_name, read_manifest, read_stored, write_layer, write_manifest, FileError,
 };
 use crate::solve::options::SolveOptions;
+use crate::solve::slices::{read_sliced, remove_slices, run_slices, slice_count, SlicedLayer};
+use crate::solve::slicing::{SliceFailure, Slicing};
 use crate::solve::spill::Spill;
-use crate::solve::stats::{GameKind, MoverCounts, SolveLayerStats, SolveStats};
-use crate::solve::value::{
-    is_constant_sum, preference, set_initial, store, Outcomes, SolvedLayer, ValueClass,
-};
+use crate::solve::stats::{GameKind, SolveLayerStats, SolveStats};
+use crate::solve::step::solve_layer;
+use crate::solve::value::{is_constant_sum, set_initial, store, Outcomes, SolvedLayer, ValueClass};
 
 /// Layered solving: from the last layer to the first, each layer's classes from the next
 /// layer's by the preference rule; two layers in memory. Returns the classes of every layer
@@ -30,7 +31,6 @@ pub(crate) fn solve_layered<E: BddEngine>(
     depths: usize,
 ) -> Result<Vec<SolvedLayer<E>>, SolveOrStop> {
     let g = ctx.g;
-    let e = g.engine();
     let mut outcomes = Outcomes::default();
     let mut next: Vec<ValueClass<E>> = Vec::new();
     let mut kept = Vec::new();
@@ -46,50 +46,80 @@ pub(crate) fn solve_layered<E: BddEngine>(
             set_initial(g, stats, &next)?;
         }
     }
+    let mut done = Done {
+        opts,
+        stats,
+        progress,
+        kept: &mut kept,
+    };
+    // A layer solved in slices whose files are not merged yet: merged while the jobs of the
+    // layer before it run (they read its slices' files).
+    let mut unmerged: Option<usize> = None;
     for depth in (0..start).rev() {
         ctx.guard.check()?;
+        if let Some(slicing) = sliced(opts, spill, depth) {
+            let (ran, merged) = std::thread::scope(|scope| {
+                let jobs = scope.spawn(|| run_slices(opts, slicing, depth));
+                let merged = match unmerged {
+                    Some(d) => merge(ctx, &mut done, &mut outcomes, slicing, d).map(drop),
+                    None => Ok(()),
+                };
+                (jobs.join(), merged)
+            });
+            merged?;
+            // A stop of the solve itself (Ctrl-C, its deadline) is why its jobs stopped too.
+            ctx.guard.check()?;
+            match ran {
+                Ok(Ok(())) => {}
+                Ok(Err(SliceFailure::Stopped(r))) => return Err(SolveOrStop::Stop(r)),
+                Ok(Err(SliceFailure::Failed(message))) => {
+                    return Err(SolveOrStop::Error(SolveError::Slice { depth, message }))
+                }
+                Err(_) => {
+                    let message = "the thread running the jobs panicked".to_string();
+                    return Err(SolveOrStop::Error(SolveError::Slice { depth, message }));
+                }
+            }
+            if let (Some(d), Some(dir)) = (unmerged, &opts.out_dir) {
+                remove_slices(dir, d);
+            }
+            unmerged = Some(depth);
+            continue;
+        }
+        if let Some(d) = unmerged.take() {
+            let slicing = opts.slicing.as_ref().expect("sliced before");
+            next = merge(ctx, &mut done, &mut outcomes, slicing, d)?;
+            if let Some(dir) = &opts.out_dir {
+                remove_slices(dir, d);
+            }
+        }
         let (nonterminal, terminal) = spill.read(g, depth)?;
         ctx.set_universe(&nonterminal)?;
         ctx.check_simultaneous(&nonterminal)?;
-        let (classes, mover) = solve_layer(ctx, &mut outcomes, &next, &nonterminal, &terminal)?;
-        for c in &classes {
-            ctx.track(&c.states)?;
-        }
-        let mut per = vec![BigUint::default(); outcomes.list.len()];
-        for c in &classes {
-            per[c.outcome] += g.count(&c.states);
-        }
-        stats.outcomes = outcomes.list.clone();
-        // The two parts are disjoint: their counts add up to the layer's, without a union.
-        let terminal_count = g.count(&terminal);
-        stats.layers.push(SolveLayerStats {
-            depth,
-            states: g.count(&nonterminal) + &terminal_count,
-            terminal: terminal_count,
-            per_outcome: per,
+        let (mut classes, mover) = solve_layer(ctx, &mut outcomes, &next, &nonterminal, &terminal)?;
+        // In outcome order, as merged slices are: the files do not depend on slicing.
+        classes.sort_by_key(|c| c.outcome);
+        let layer = SlicedLayer {
+            classes,
             mover,
-            nodes: classes.iter().map(|c| e.node_count(&c.states)).sum(),
-            seconds: ctx.guard.started.elapsed().as_secs_f64(),
-        });
-        if depth == 0 {
-            set_initial(g, stats, &classes)?;
+            terminal: g.count(&terminal),
+            sliced: None,
+        };
+        next = done.finish(ctx, &outcomes, depth, layer)?;
+        // The jobs of the layer before, if it is sliced, read these classes from the files.
+        if depth
+            .checked_sub(1)
+            .is_some_and(|d| sliced(opts, spill, d).is_some())
+        {
+            next.clear();
         }
+    }
+    if let Some(d) = unmerged {
+        let slicing = opts.slicing.as_ref().expect("sliced before");
+        merge(ctx, &mut done, &mut outcomes, slicing, d)?;
         if let Some(dir) = &opts.out_dir {
-            write_layer(dir, &opts.fingerprint, Some(depth), &store(e, &classes))?;
-            if opts.resume {
-                // The layer's file first, then the manifest that names it solved.
-                stats.outcomes = outcomes.list.clone();
-                write_manifest(dir, &opts.fingerprint, g.encoding(), stats, false)?;
-            }
+            remove_slices(dir, d);
         }
-        progress(stats);
-        if opts.keep_classes {
-            kept.push(SolvedLayer {
-                depth: Some(depth),
-                classes: classes.clone(),
-            });
-        }
-        next = classes;
     }
     stats.kind = if is_constant_sum(&outcomes.list) {
         GameKind::ZeroSum
@@ -105,6 +135,99 @@ pub(crate) fn solve_layered<E: BddEngine>(
     }
     kept.reverse();
     Ok(kept)
+}
+
+/// What becomes of a solved layer: its row in the statistics, its file and the manifest, the
+/// progress report, and its classes if they are kept.
+struct Done<'a, E: BddEngine, P> {
+    opts: &'a SolveOptions,
+    stats: &'a mut SolveStats,
+    progress: &'a mut P,
+    kept: &'a mut Vec<SolvedLayer<E>>,
+}
+
+impl<E: BddEngine, P: FnMut(&SolveStats)> Done<'_, E, P> {
+    /// Records layer `depth`, solved as `layer`, and returns its classes (for the layer
+    /// before it).
+    fn finish(
+        &mut self,
+        ctx: &mut Context<'_, '_, E>,
+        outcomes: &Outcomes,
+        depth: usize,
+        layer: SlicedLayer<E>,
+    ) -> Result<Vec<ValueClass<E>>, SolveOrStop> {
+        let (g, opts) = (ctx.g, self.opts);
+        let e = g.engine();
+        let classes = layer.classes;
+        for c in &classes {
+            ctx.track(&c.states)?;
+        }
+        let mut per = vec![BigUint::default(); outcomes.list.len()];
+        for c in &classes {
+            per[c.outcome] += g.count(&c.states);
+        }
+        let stats = &mut *self.stats;
+        stats.outcomes = outcomes.list.clone();
+        // The classes partition the layer: their counts add up to the layer's.
+        stats.layers.push(SolveLayerStats {
+            depth,
+            states: per.iter().sum(),
+            terminal: layer.terminal,
+            per_outcome: per,
+            mover: layer.mover,
+            nodes: classes.iter().map(|c| e.node_count(&c.states)).sum(),
+            seconds: ctx.guard.started.elapsed().as_secs_f64(),
+            sliced: layer.sliced,
+        });
+        if depth == 0 {
+            set_initial(g, stats, &classes)?;
+        }
+        if let Some(dir) = &opts.out_dir {
+            write_layer(dir, &opts.fingerprint, Some(depth), &store(e, &classes))?;
+            if opts.resume {
+                // The layer's file first, then the manifest that names it solved.
+                write_manifest(dir, &opts.fingerprint, g.encoding(), stats, false)?;
+            }
+        }
+        (self.progress)(stats);
+        if opts.keep_classes {
+            self.kept.push(SolvedLayer {
+                depth: Some(depth),
+                classes: classes.clone(),
+            });
+        }
+        Ok(classes)
+    }
+}
+
+/// Merges the slices of layer `depth` and records it ([`Done::finish`]).
+fn merge<E: BddEngine, P: FnMut(&SolveStats)>(
+    ctx: &mut Context<'_, '_, E>,
+    done: &mut Done<'_, E, P>,
+    outcomes: &mut Outcomes,
+    slicing: &Slicing,
+    depth: usize,
+) -> Result<Vec<ValueClass<E>>, SolveOrStop> {
+    let opts = done.opts;
+    let dir = opts
+        .out_dir
+        .as_deref()
+        .expect("sliced solves write a directory");
+    let count = slice_count(slicing);
+    let started = std::time::Instant::now();
+    let mut layer = read_sliced(ctx.e(), dir, &opts.fingerprint, depth, count, outcomes)?;
+    if let Some(s) = layer.sliced.as_mut() {
+        s.merge_seconds = started.elapsed().as_secs_f64();
+    }
+    done.finish(ctx, outcomes, depth, layer)
+}
+
+/// How layer `depth` is split into slices solved by separate jobs, if it is: a resumable solve
+/// with [`SolveOptions::slicing`], and a layer whose forward file is large enough.
+fn sliced<'a>(opts: &'a SolveOptions, spill: &Spill, depth: usize) -> Option<&'a Slicing> {
+    let s = opts.slicing.as_ref().filter(|s| s.bits > 0)?;
+    let files = opts.resume && opts.out_dir.is_some();
+    (files && spill.bytes(depth) >= s.min_bytes).then_some(s)
 }
 
 /// Where a resumable layered solve goes on ([`SolveOptions::resume`]): the rows of the layers
@@ -148,87 +271,4 @@ fn resume_point<E: BddEngine>(
         });
     }
     Ok(Some((rows, m.stats.outcomes, classes)))
-}
-
-/// The value classes of one layer (its `nonterminal` and `terminal` states) from those of the
-/// next layer, `next`: the terminal states by outcome, then each mover's states by its order of
-/// preference; with the won/drawn/lost counts for two roles.
-fn solve_layer<E: BddEngine>(
-    ctx: &mut Context<'_, '_, E>,
-    outcomes: &mut Outcomes,
-    next: &[ValueClass<E>],
-    nonterminal: &E::Bdd,
-    terminal: &E::Bdd,
-) -> Result<(Vec<ValueClass<E>>, Option<MoverCounts>), SolveOrStop> {
-    let g = ctx.g;
-    let e = g.engine();
-    let mut classes: Vec<ValueClass<E>> = ctx
-        .terminal_classes(terminal, outcomes)?
-        .into_iter()
-        .map(|(o, s)| ValueClass {
-            outcome: o,
-            distance: None,
-            states: s,
-        })
-        .collect();
-    // Each mover takes, in its order of preference, the states with a successor in a
-    // class of the next layer: one pre-image per class, inside the states still pending
-    // (those with a successor in a class it prefers are already taken). Every successor
-    // lies in the next layer, which is fully solved, so the states left for the least
-    // preferred class present need no pre-image: all their successors are in it, as long
-    // as they have one (every role has a legal move). On Connect Four a layer has one
-    // mover, so this is two pre-images a layer instead of one per class.
-    // Won/drawn/lost for the role to move, counted as the states are taken (two roles).
-    let mut mover_counts = (ctx.movers.len() == 2).then(MoverCounts::default);
-    for (p, mover) in ctx.movers.clone().iter().enumerate() {
-        let mut pending = e.and(nonterminal, mover)?;
-        if e.is_false(&pending) {
-            continue;
-        }
-        let order: Vec<usize> = preference(&outcomes.list, p)
-            .into_iter()
-            .filter(|o| next.iter().any(|c| c.outcome == *o))
-            .collect();
-        for (i, &o) in order.iter().enumerate() {
-            if e.is_false(&pending) {
-                break;
-            }
-            let target = &next
-                .iter()
-                .find(|c| c.outcome == o)
-                .expect("filtered above")
-                .states;
-            let take = if i + 1 == order.len() {
-                let dead = ctx.without_legal_move(&pending)?;
-                if let Some(state) = g.pick_state(&dead) {
-                    return Err(SolveOrStop::Error(SolveError::NoLegalMove { state }));
-                }
-                pending.clone()
-            } else {
-                let t = ctx.pre_in(target, &pending)?;
-                ctx.track(&t)?;
-                t
-            };
-            if e.is_false(&take) {
-                continue;
-            }
-            pending = e.and_not(&pending, &take)?;
-            if let Some(m) = mover_counts.as_mut() {
-                m.add(&outcomes.list[o], p, g.count(&take));
-            }
-            match classes.iter_mut().find(|x| x.outcome == o) {
-                Some(x) => x.states = e.or(&x.states, &take)?,
-                None => classes.push(ValueClass {
-                    outcome: o,
-                    distance: None,
-                    states: take,
-                }),
-            }
-        }
-        // Only when the next layer is empty: states without any successor.
-        if let Some(state) = g.pick_state(&pending) {
-            return Err(SolveOrStop::Error(SolveError::NoLegalMove { state }));
-        }
-    }
-    Ok((classes, mover_counts))
 }

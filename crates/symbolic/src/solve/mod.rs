@@ -37,10 +37,13 @@ pub(crate) mod mixed_explicit;
 pub(crate) mod nash;
 pub(crate) mod options;
 pub(crate) mod security;
+pub(crate) mod slices;
+pub(crate) mod slicing;
 pub(crate) mod solution;
 pub(crate) mod spill;
 pub(crate) mod stage;
 pub(crate) mod stats;
+pub(crate) mod step;
 pub(crate) mod value;
 pub(crate) mod whole;
 

@@ -72,6 +72,9 @@ pub struct SolveOptions {
     /// into before the states left are valued one at a time (with [`Self::ground`]; `None`:
     /// 8,192).
     pub stage_groups: Option<usize>,
+    /// Split the large layers of a resumable layered solve ([`Self::resume`]) into slices
+    /// solved by separate jobs (`None`: every layer in this process).
+    pub slicing: Option<crate::solve::slicing::Slicing>,
 }
 
 /// The default of [`SolveOptions::choice_nodes`].

@@ -145,6 +145,21 @@ impl Spill {
         })
     }
 
+    /// The layers of a resumable solve in `dir`, to read only (a slice job: nothing is
+    /// cleaned up, other jobs may be writing there).
+    pub(crate) fn reader(dir: &Path) -> Spill {
+        Spill {
+            dir: dir.to_path_buf(),
+            owned: false,
+            keep: true,
+        }
+    }
+
+    /// The size of layer `depth`'s file in bytes (0 if it cannot be read).
+    pub(crate) fn bytes(&self, depth: usize) -> u64 {
+        std::fs::metadata(self.path(depth)).map_or(0, |m| m.len())
+    }
+
     /// The directory.
     pub(crate) fn dir(&self) -> &Path {
         &self.dir

@@ -92,6 +92,27 @@ pub struct SolveLayerStats {
     pub nodes: usize,
     /// Seconds since the start of solving when the layer was done.
     pub seconds: f64,
+    /// When the layer was solved in slices by separate jobs: how ([`SlicedStats`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sliced: Option<SlicedStats>,
+}
+
+/// How a layer solved in slices went: the jobs' seconds (set-up excluded) and the merge.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SlicedStats {
+    /// Slices of the layer.
+    pub slices: u32,
+    /// Per slice, the seconds its job spent reading the next layer's solution and its own
+    /// part of the layer.
+    pub read_seconds: Vec<f64>,
+    /// Per slice, the seconds its job spent solving it.
+    pub solve_seconds: Vec<f64>,
+    /// Per slice, the seconds its job spent writing its files.
+    pub write_seconds: Vec<f64>,
+    /// Per slice, its job's largest BDD in nodes.
+    pub peak_nodes: Vec<usize>,
+    /// Seconds this process spent merging the slices' files into the layer's.
+    pub merge_seconds: f64,
 }
 
 /// The result statistics of [`solve`](fn@crate::solve).

@@ -137,6 +137,7 @@ pub(crate) fn whole_stats<E: BddEngine>(
             mover,
             nodes: in_layer.iter().map(|c| e.node_count(&c.states)).sum(),
             seconds: ctx.guard.started.elapsed().as_secs_f64(),
+            sliced: None,
         });
     }
     Ok(())

@@ -1,0 +1,329 @@
+//! Layer slices as separate processes: `symgame solve-slice` (one slice of one layer, reading
+//! and writing only files of the solve's directory) and the local process pool that
+//! `solve --jobs N` runs them with ([`LocalPool`]).
+
+use crate::args::{symbolic_options, Clock, EngineArgs, GameArg, LimitArgs, OutputArgs, Solving};
+use crate::failure::Failure;
+use crate::output::print_json;
+use std::ffi::OsString;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use symgame_symbolic::{
+    fingerprint, resumable_encoding, SliceFailure, SliceJob, SliceRunner, SliceTask, Slicing,
+    SolveError, SolveOptions, StopReason, SymbolicError, MAX_SLICE_BITS,
+};
+
+/// `symgame solve-slice`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    game: GameArg,
+    /// The solve's directory (`solve --jobs N` with --out or --resume): its finished forward
+    /// search and the solution of every deeper layer.
+    #[arg(long, value_name = "DIR")]
+    dir: PathBuf,
+    /// The layer (BFS depth) to solve a slice of.
+    #[arg(long, value_name = "K")]
+    layer: usize,
+    /// Which slice, as I/N: N a power of two up to 256, I below N.
+    #[arg(long, value_name = "I/N", value_parser = parse_slice)]
+    slice: (u32, u32),
+    #[command(flatten)]
+    engine: EngineArgs<Solving>,
+    #[command(flatten)]
+    limits: LimitArgs,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// `--slice I/N`.
+fn parse_slice(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("expected I/N (slice I of N, N a power of two up to 256), not {s:?}");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (u32, u32) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if !n.is_power_of_two() || n > 1 << MAX_SLICE_BITS || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// What a job that stopped at a limit prints under `--json`: the pool reads the reason.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Stopped {
+    stopped: StopReason,
+}
+
+pub fn run(a: Args) -> Result<(), Failure> {
+    let clock = a.limits.start();
+    let game = Arc::new(a.game.load(clock.time_left())?);
+    let encoding = resumable_encoding(&a.dir, &game).ok_or_else(|| {
+        Failure::input(format!(
+            "{} holds no solve of {} to take a slice of (run solve --jobs N --out DIR first)",
+            a.dir.display(),
+            a.game.display()
+        ))
+    })?;
+    let opts = SolveOptions {
+        out_dir: Some(a.dir.clone()),
+        resume: true,
+        fingerprint: fingerprint(&game, &encoding),
+        limits: a.engine.bound(a.limits.limits(&clock)),
+        ground: Some(game.clone()),
+        ..SolveOptions::default()
+    };
+    let config = a.engine.config()?;
+    let sym = symbolic_options(&clock);
+    let task = SliceTask {
+        depth: a.layer,
+        index: a.slice.0,
+        count: a.slice.1,
+    };
+    let setup = a.engine.setup(&game, encoding, &config, &sym);
+    match setup.run(SliceJob {
+        settings: &opts,
+        task,
+    }) {
+        Ok(record) if a.output.json => print_json(&record),
+        Ok(record) => {
+            println!(
+                "slice {}/{} of layer {}: solved in {:.3} s, peak BDD {} nodes",
+                task.index, task.count, task.depth, record.solve_seconds, record.peak_nodes
+            );
+            Ok(())
+        }
+        Err(SolveError::Symbolic(SymbolicError::Stopped(r))) => {
+            if a.output.json {
+                print_json(&Stopped { stopped: r })?;
+            }
+            Err(Failure::limit(format!(
+                "{r}: slice {}/{} of layer {} not solved",
+                task.index, task.count, task.depth
+            )))
+        }
+        Err(e) => Err(Failure::from(e).about(a.game.display())),
+    }
+}
+
+/// `--jobs`, `--slices` and `--slice-min-bytes` of `solve`.
+#[derive(clap::Args)]
+pub struct JobsArgs {
+    /// Solve each large layer in slices, N processes at once (`symgame solve-slice`, each with
+    /// its own BDD engine and a 1/N share of the memory), with --out or --resume: the jobs
+    /// share the solve's files. 1: every layer in this process.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub jobs: u32,
+    /// Slices per layer (a power of two up to 256; default: --jobs rounded up to one).
+    #[arg(long, value_name = "N", value_parser = parse_slices)]
+    pub slices: Option<u32>,
+    /// Layers whose forward file is smaller than this are solved in this process (a job's
+    /// set-up would cost more than the slice saves); 0 slices every layer.
+    #[arg(long, value_name = "SIZE", default_value = "4M", value_parser = parse_bytes)]
+    pub slice_min_bytes: u64,
+}
+
+fn parse_slices(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(n) if n.is_power_of_two() && n <= 1 << MAX_SLICE_BITS => Ok(n),
+        _ => Err(format!("expected a power of two up to 256, not {s:?}")),
+    }
+}
+
+/// A size as `--memory` takes it, or 0.
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    match s.trim() {
+        "0" => Ok(0),
+        _ => crate::args::parse_size(s),
+    }
+}
+
+impl JobsArgs {
+    /// The slicing of a solve writing `dir`, if more than one job or slice is asked for.
+    pub fn slicing(
+        &self,
+        game: &Path,
+        dir: &Path,
+        engine: &EngineArgs<Solving>,
+        limits: &LimitArgs,
+        clock: &Clock,
+    ) -> Result<Option<Slicing>, Failure> {
+        let slices = self.slices.unwrap_or(self.jobs.next_power_of_two());
+        if slices <= 1 && self.jobs <= 1 {
+            return Ok(None);
+        }
+        let pool = LocalPool::new(game, dir, self.jobs, engine, limits, clock)?;
+        Ok(Some(Slicing {
+            bits: slices.trailing_zeros(),
+            min_bytes: self.slice_min_bytes,
+            runner: Arc::new(pool),
+        }))
+    }
+}
+
+/// Runs slice jobs as child processes of this one, at most `jobs` at once. Each job's output
+/// goes to `slice-DDDD-I-of-N.log` in the directory (removed with the slice's files once the
+/// layer is merged, kept when the job fails). On Ctrl-C the running jobs are killed: their
+/// files are written atomically, so a rerun solves those slices again.
+pub struct LocalPool {
+    exe: PathBuf,
+    /// `solve-slice GAME --dir DIR` and the engine and limit flags (the time limit apart).
+    args: Vec<OsString>,
+    dir: PathBuf,
+    jobs: usize,
+    clock: Clock,
+    cancel: Arc<AtomicBool>,
+}
+
+impl LocalPool {
+    fn new(
+        game: &Path,
+        dir: &Path,
+        jobs: u32,
+        engine: &EngineArgs<Solving>,
+        limits: &LimitArgs,
+        clock: &Clock,
+    ) -> Result<LocalPool, Failure> {
+        let exe = std::env::current_exe()
+            .map_err(|e| Failure::internal(format!("cannot find the symgame program: {e}")))?;
+        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        let mut args: Vec<OsString> = vec!["solve-slice".into(), absolute(game).into()];
+        args.extend(["--dir".into(), absolute(dir).into()]);
+        let memory = engine.memory_share(jobs);
+        for (flag, value) in [
+            ("--backend", engine.backend.to_string()),
+            ("--threads", engine.threads.to_string()),
+            ("--cache-log2", engine.cache_log2.to_string()),
+        ] {
+            args.extend([flag.into(), value.into()]);
+        }
+        match memory {
+            Some(m) => args.extend(["--memory".into(), m.to_string().into()]),
+            None => args.extend(["--nodes-log2".into(), engine.nodes_log2.to_string().into()]),
+        }
+        if let Some(n) = limits.node_limit {
+            args.extend(["--node-limit".into(), n.to_string().into()]);
+        }
+        args.push("--json".into());
+        Ok(LocalPool {
+            exe,
+            args,
+            dir: absolute(dir),
+            jobs: jobs as usize,
+            clock: *clock,
+            cancel: crate::signals::cancel_flag(),
+        })
+    }
+
+    /// Starts the job of slice `task`.
+    fn spawn(&self, task: &SliceTask) -> Result<Child, SliceFailure> {
+        let log = log_path(&self.dir, task);
+        let out = File::create(&log)
+            .map_err(|e| SliceFailure::Failed(format!("cannot create {}: {e}", log.display())))?;
+        let err = out
+            .try_clone()
+            .map_err(|e| SliceFailure::Failed(format!("{}: {e}", log.display())))?;
+        let mut cmd = Command::new(&self.exe);
+        cmd.args(&self.args)
+            .arg("--layer")
+            .arg(task.depth.to_string())
+            .arg("--slice")
+            .arg(format!("{}/{}", task.index, task.count))
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err);
+        if let Some(left) = self.clock.time_left() {
+            cmd.arg("--time-limit")
+                .arg(format!("{:.3}", left.as_secs_f64()));
+        }
+        cmd.spawn()
+            .map_err(|e| SliceFailure::Failed(format!("cannot start {}: {e}", self.exe.display())))
+    }
+}
+
+/// Where the output of slice `task`'s job goes.
+fn log_path(dir: &Path, task: &SliceTask) -> PathBuf {
+    let mut p = task.record_path(dir);
+    p.set_extension("log");
+    p
+}
+
+/// Why a finished job failed, from its exit status and its log: a limit (exit code 3, the
+/// reason its JSON names) or an error (the last lines it wrote).
+fn job_failure(status: std::process::ExitStatus, log: &Path, task: &SliceTask) -> SliceFailure {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    if status.code() == Some(i32::from(crate::failure::EXIT_LIMIT)) {
+        let reason = text
+            .find('{')
+            .and_then(|at| serde_json::from_str::<Stopped>(&text[at..]).ok())
+            .map_or(StopReason::TimeLimit, |s| s.stopped);
+        return SliceFailure::Stopped(reason);
+    }
+    let tail: Vec<&str> = text.lines().rev().take(5).collect();
+    let said: Vec<&str> = tail.into_iter().rev().collect();
+    SliceFailure::Failed(format!(
+        "slice {}/{} ({status}): {} (log: {})",
+        task.index,
+        task.count,
+        said.join(" / "),
+        log.display()
+    ))
+}
+
+impl SliceRunner for LocalPool {
+    fn run(&self, depth: usize, count: u32, slices: &[u32]) -> Result<(), SliceFailure> {
+        let mut queue = slices.iter().map(|&index| SliceTask {
+            depth,
+            index,
+            count,
+        });
+        let mut running: Vec<(SliceTask, Child)> = Vec::new();
+        let mut failed: Option<SliceFailure> = None;
+        loop {
+            while failed.is_none() && running.len() < self.jobs {
+                let Some(task) = queue.next() else { break };
+                match self.spawn(&task) {
+                    Ok(child) => running.push((task, child)),
+                    Err(f) => failed = Some(f),
+                }
+            }
+            if running.is_empty() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+            if self.cancel.load(Ordering::Relaxed) {
+                for (_, child) in &mut running {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                }
+                return Err(SliceFailure::Stopped(StopReason::Cancelled));
+            }
+            let mut i = 0;
+            while i < running.len() {
+                match running[i].1.try_wait() {
+                    Ok(Some(status)) => {
+                        let (task, _) = running.swap_remove(i);
+                        if !status.success() && failed.is_none() {
+                            failed = Some(job_failure(status, &log_path(&self.dir, &task), &task));
+                        }
+                    }
+                    Ok(None) => i += 1,
+                    Err(e) => {
+                        let (task, _) = running.swap_remove(i);
+                        failed = failed.or(Some(SliceFailure::Failed(format!(
+                            "slice {}/{}: {e}",
+                            task.index, task.count
+                        ))));
+                    }
+                }
+            }
+        }
+        failed.map_or(Ok(()), Err)
+    }
+}

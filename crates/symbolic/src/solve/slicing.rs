@@ -1,0 +1,75 @@
+//! The types of layer slices solved as separate jobs ([`Slicing`], [`SliceRunner`],
+//! [`SliceTask`]): a leaf, so that the options can name them. The jobs and the merging are in
+//! `slices`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use symgame_limits::StopReason;
+
+/// Runs the jobs of a layer's slices: each job calls [`solve_slice`] (through the command
+/// `symgame solve-slice`, or in process) and has written its files when `run` returns `Ok`.
+pub trait SliceRunner: Send + Sync {
+    /// Runs the slices `slices` (indices below `count`) of layer `depth`, every one to its end.
+    fn run(&self, depth: usize, count: u32, slices: &[u32]) -> Result<(), SliceFailure>;
+}
+
+/// Why the jobs of a layer did not all finish.
+#[derive(Debug)]
+pub enum SliceFailure {
+    /// A job stopped at a limit (the solve stops with the same reason, its layers kept).
+    Stopped(StopReason),
+    /// A job failed: what it said.
+    Failed(String),
+}
+
+/// How a layered solve splits its layers into slices solved by separate jobs.
+#[derive(Clone)]
+pub struct Slicing {
+    /// Slices per layer: 2^`bits`.
+    pub bits: u32,
+    /// A layer whose forward file has fewer bytes than this is solved in process: a job's
+    /// set-up (grounding, compiling) would cost more than it saves.
+    pub min_bytes: u64,
+    /// Runs the jobs.
+    pub runner: Arc<dyn SliceRunner>,
+}
+
+impl std::fmt::Debug for Slicing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Slicing")
+            .field("bits", &self.bits)
+            .field("min_bytes", &self.min_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The most slices per layer: 2^8.
+pub const MAX_SLICE_BITS: u32 = 8;
+
+/// Which slice of which layer a job solves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SliceTask {
+    /// The layer (BFS depth).
+    pub depth: usize,
+    /// The slice, below `count`.
+    pub index: u32,
+    /// Slices of the layer, a power of two.
+    pub count: u32,
+}
+
+impl SliceTask {
+    /// The file of the slice's classes.
+    pub fn layer_path(&self, dir: &Path) -> PathBuf {
+        dir.join(format!("{}.layer", self.stem()))
+    }
+
+    /// The file of the slice's record, written last.
+    pub fn record_path(&self, dir: &Path) -> PathBuf {
+        dir.join(format!("{}.json", self.stem()))
+    }
+
+    fn stem(&self) -> String {
+        format!("slice-{:04}-{}-of-{}", self.depth, self.index, self.count)
+    }
+}
