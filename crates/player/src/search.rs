@@ -25,7 +25,6 @@ fn evaluate(r: &Reasoner, state: &State, time: Duration) -> Option<Assessment> {
         return Some(Assessment {
             rewards: goals(r, state),
             depth: Some(0),
-            exact: true,
             mixed: None,
         });
     }
@@ -44,7 +43,6 @@ fn evaluate(r: &Reasoner, state: &State, time: Duration) -> Option<Assessment> {
         Evaluation::Values(rewards) => Some(Assessment {
             rewards,
             depth: None,
-            exact: true,
             mixed: None,
         }),
         Evaluation::Stopped(_) => None,
@@ -89,7 +87,6 @@ pub(crate) fn analyse(
         });
         choices.push(Choice {
             joint,
-            text: String::new(),
             value,
             optimal: false,
         });
