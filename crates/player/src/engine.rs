@@ -283,8 +283,8 @@ fn table_analysis(
     Analysis {
         state: answer.state.clone(),
         terminal: answer.terminal,
-        value: Some(value),
         mover,
+        value: Some(value),
         choices,
         strategies: answer.strategies.clone(),
     }

@@ -76,18 +76,19 @@ pub struct Choice {
     pub optimal: bool,
 }
 
-/// A position as the engine sees it.
+/// A position as the engine sees it: the position as the game defines it, then what the engine
+/// knows of it and of its moves.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Analysis {
     /// The state.
     pub state: State,
     /// Whether the game is over.
     pub terminal: bool,
-    /// The position's value, when known.
-    pub value: Option<Assessment>,
     /// The only role with a choice; `None` in terminal and forced states and where several
     /// roles choose at once.
     pub mover: Option<usize>,
+    /// The position's value, when known.
+    pub value: Option<Assessment>,
     /// Every joint move with its value (empty in a terminal state).
     pub choices: Vec<Choice>,
     /// A table of values in mixed strategies, where several roles choose: each role's optimal

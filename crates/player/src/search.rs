@@ -62,8 +62,8 @@ pub(crate) fn analyse(
         return Analysis {
             state: state.clone(),
             terminal,
-            value: evaluate(r, state, Duration::ZERO),
             mover: None,
+            value: evaluate(r, state, Duration::ZERO),
             choices: Vec::new(),
             strategies: None,
         };
@@ -111,8 +111,8 @@ pub(crate) fn analyse(
     Analysis {
         state: state.clone(),
         terminal,
-        value,
         mover,
+        value,
         choices,
         strategies: None,
     }
