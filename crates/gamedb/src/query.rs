@@ -302,10 +302,13 @@ impl GameDatabase {
         }
         let s = symgame_prove::solve_matrix_game(&payoff)
             .map_err(|e| Error::new(ErrorKind::Solve, e.to_string()))?;
-        Ok(Some(vec![
-            rows.iter().copied().zip(s.row).collect(),
-            columns.iter().copied().zip(s.column).collect(),
-        ]))
+        Ok(Some(
+            [rows, columns]
+                .into_iter()
+                .zip(s.strategies)
+                .map(|(legal, probabilities)| legal.into_iter().zip(probabilities).collect())
+                .collect(),
+        ))
     }
 
     /// The state of rank `rank`: within the layer numbered `layer`, or over the whole file
