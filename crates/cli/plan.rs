@@ -165,9 +165,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
         )
     };
     let opts = PlanOptions {
-        algorithm: a.algo,
         role,
         goal: a.goal,
+        algorithm: a.algo,
         patterns,
     };
     let limits = a.engine.bound(a.limits.limits(&clock));

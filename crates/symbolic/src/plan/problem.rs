@@ -128,16 +128,17 @@ impl Default for PatternChoice {
 /// Default node budget of the automatic pattern selection.
 pub const AUTO_MAX_NODES: usize = 20_000;
 
-/// What to plan.
+/// What to plan: the goal (a role and its reward), then how to search for it (the algorithm and
+/// its heuristic).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlanOptions {
-    /// The algorithm.
-    pub algorithm: Algorithm,
     /// The role whose reward defines the goal; `None` for a single-player game (the only
     /// role). With a role chosen in a game of several roles, the plan picks every role's move.
     pub role: Option<usize>,
     /// Goal: terminal states where the role's goal value is exactly this.
     pub goal: u8,
+    /// The algorithm.
+    pub algorithm: Algorithm,
     /// The heuristic of [`Algorithm::Astar`].
     pub patterns: PatternChoice,
 }
@@ -145,9 +146,9 @@ pub struct PlanOptions {
 impl Default for PlanOptions {
     fn default() -> Self {
         PlanOptions {
-            algorithm: Algorithm::Astar,
             role: None,
             goal: 100,
+            algorithm: Algorithm::Astar,
             patterns: PatternChoice::default(),
         }
     }
