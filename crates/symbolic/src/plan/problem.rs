@@ -4,7 +4,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::str::FromStr;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -40,7 +39,8 @@ impl Algorithm {
         Algorithm::Astar,
     ];
 
-    /// The lower-case name, as accepted by [`FromStr`].
+    /// The lower-case name, as [`Display`](fmt::Display) writes it (and the CLI's `--algo`
+    /// takes it).
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Bfs => "bfs",
@@ -59,19 +59,6 @@ impl Algorithm {
 impl fmt::Display for Algorithm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl FromStr for Algorithm {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Algorithm::ALL
-            .into_iter()
-            .find(|a| a.name() == s.to_ascii_lowercase())
-            .ok_or_else(|| {
-                format!("unknown algorithm {s:?} (expected bfs, bidir, dijkstra or astar)")
-            })
     }
 }
 
