@@ -1,8 +1,8 @@
 //! [`Algo::Backward`](crate::Algo::Backward): game values (and through them boolean questions,
 //! see [`prove`](crate::prove)) by backward induction over every state reachable from the root
-//! ([`Induction`]). Unlike the
-//! searches it takes any number of roles and simultaneous moves, and it always expands the
-//! whole graph below the root: exact, and as costly as the reachable set.
+//! ([`Induction`]). Unlike the searches it takes any number of roles and simultaneous moves,
+//! and it always expands the whole graph below the root: exact, and as costly as the reachable
+//! set.
 
 use std::time::Instant;
 

@@ -38,8 +38,9 @@ pub fn prove<M: GameModel, Q: Question<M>>(
 }
 
 /// The largest goal `role` can force from `root` by the single search `algo`: backward
-/// induction (its security level), or alpha-beta where the other role minimises it and every
-/// goal lies in `0..=top`; or why the search stopped.
+/// induction (its security level, in pure strategies: in a simultaneous step it chooses
+/// without seeing the other roles' moves), or alpha-beta where the other role minimises it and
+/// every goal lies in `0..=top`; or why the search stopped.
 fn single_search<M: GameModel>(
     algo: Algo,
     model: &M,
