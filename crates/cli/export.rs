@@ -110,7 +110,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         return Err(Failure::limit(format!(
             "{why} while solving ({} layers solved, {:.1} s); no database was written",
             done.solve.layers.len(),
-            done.solve_seconds
+            done.solve_seconds.unwrap_or(0.0)
         )));
     };
     let floor_bytes = (w.states * u64::from(w.bits_per_value)).div_ceil(8);
@@ -121,7 +121,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         kind: done.solve.kind.to_string(),
         layered: done.solve.layered,
         whole_set: !done.solve.layered || a.whole_set,
-        solved_here: done.solved_here,
+        solved_here: done.solve_seconds.is_some(),
         states: w.states,
         bytes: w.bytes,
         node_bytes: w.node_bytes,
@@ -132,7 +132,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         floor_bytes,
         vs_floor: ratio(w.bytes, floor_bytes),
         layers: done.layers.clone(),
-        solve_seconds: done.solve_seconds,
+        solve_seconds: done.solve_seconds.unwrap_or(0.0),
         write_seconds: done.write_seconds,
         seconds: started.elapsed().as_secs_f64(),
     };

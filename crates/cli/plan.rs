@@ -18,7 +18,7 @@ pub struct Args {
     #[command(flatten)]
     game: GameArg,
     /// The search: bfs or bidir (fewest moves), dijkstra or astar (least total cost).
-    #[arg(long, default_value = "astar")]
+    #[arg(long, default_value = "astar", value_parser = parse_algorithm)]
     algo: Algorithm,
     /// The goal: terminal states where the role gets this reward.
     #[arg(long, value_name = "N", default_value_t = 100)]
@@ -68,6 +68,15 @@ struct Report<'a> {
     optimises: &'static str,
     plan: Option<PlanReport>,
     stats: &'a PlanStats,
+}
+
+/// `--algo`: an algorithm by its name (in any case), like the CLI's other options of the
+/// symbolic crate.
+fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
+    Algorithm::ALL
+        .into_iter()
+        .find(|a| a.name().eq_ignore_ascii_case(s))
+        .ok_or_else(|| format!("unknown algorithm {s:?} (expected bfs, bidir, dijkstra or astar)"))
 }
 
 /// One step in GDL: the move alone in a single-player game, else `role move` for each role.
@@ -165,9 +174,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
         )
     };
     let opts = PlanOptions {
-        algorithm: a.algo,
         role,
         goal: a.goal,
+        algorithm: a.algo,
         patterns,
     };
     let limits = a.engine.bound(a.limits.limits(&clock));

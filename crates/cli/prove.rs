@@ -197,7 +197,7 @@ fn mixed(
         }
         let s = solve_matrix_game(&payoff)
             .map_err(|e| Failure::internal(format!("the stage game's LP failed: {e:?}")))?;
-        for (role, probs) in [(0, &s.row), (1, &s.column)] {
+        for (role, probs) in s.strategies.iter().enumerate() {
             let support = moves[role]
                 .iter()
                 .zip(probs.iter())

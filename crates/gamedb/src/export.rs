@@ -61,10 +61,9 @@ impl Default for ExportOptions {
 pub struct Exported {
     /// The solver's statistics (from the solution's manifest when one was read).
     pub solve: SolveStats,
-    /// Whether the game was solved by this call (false: an existing solution was read).
-    pub solved_here: bool,
-    /// Seconds spent solving (0 when a solution was read).
-    pub solve_seconds: f64,
+    /// Seconds spent solving; `None` when the game was not solved by this call (an existing
+    /// solution was read).
+    pub solve_seconds: Option<f64>,
     /// The file's figures; `None` when the solver stopped (no file is written then).
     pub written: Option<WriteSummary>,
     /// Seconds spent writing the database (reading the solution, uniting each layer's
@@ -152,8 +151,7 @@ impl<F: FnMut(&SolveStats)> EngineJob<Result<Exported>> for ExportJob<'_, F> {
             )?;
             return Ok(Exported {
                 solve: solution.manifest.stats,
-                solved_here: false,
-                solve_seconds: 0.0,
+                solve_seconds: None,
                 written: Some(summary),
                 write_seconds: t.elapsed().as_secs_f64(),
                 layers,
@@ -186,8 +184,7 @@ impl<F: FnMut(&SolveStats)> EngineJob<Result<Exported>> for ExportJob<'_, F> {
         if solved.stats.stopped.is_some() {
             return Ok(Exported {
                 solve: solved.stats,
-                solved_here: true,
-                solve_seconds,
+                solve_seconds: Some(solve_seconds),
                 written: None,
                 write_seconds: 0.0,
                 layers: Vec::new(),
@@ -200,8 +197,7 @@ impl<F: FnMut(&SolveStats)> EngineJob<Result<Exported>> for ExportJob<'_, F> {
         )?;
         Ok(Exported {
             solve: solved.stats,
-            solved_here: true,
-            solve_seconds,
+            solve_seconds: Some(solve_seconds),
             written: Some(summary),
             write_seconds: t.elapsed().as_secs_f64(),
             layers,

@@ -48,4 +48,4 @@ pub use export::{export, ExportOptions, Exported, ExportedLayer};
 pub use metadata::{
     fingerprint, fingerprint_bytes, GroupLayout, Layering, Metadata, FORMAT, METADATA_VERSION,
 };
-pub use query::{Answer, GameDatabase, Successor, Value};
+pub use query::{Answer, GameDatabase, Strategies, Successor, Value};

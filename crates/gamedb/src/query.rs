@@ -13,15 +13,10 @@ use symgame_symbolic::{Encoding, SymbolicOptions};
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::{fingerprint, Metadata};
 
-/// The value of one state, as a database stores it.
+/// The value of one state, as a database stores it: what the state is worth, then where the
+/// file keeps it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Value {
-    /// The number of the state's layer (its BFS depth in a layered database, else 0).
-    pub layer: u32,
-    /// Its rank within the layer.
-    pub rank: u64,
-    /// Its rank over the whole file (the states of earlier layers first).
-    pub global_rank: u64,
     /// The reward of every role under optimal play, in role order.
     pub rewards: Vec<u8>,
     /// Single-player games: moves to the nearest terminal state with that reward.
@@ -30,6 +25,12 @@ pub struct Value {
     /// security levels).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mixed: Option<Vec<f64>>,
+    /// The number of the state's layer (its BFS depth in a layered database, else 0).
+    pub layer: u32,
+    /// Its rank within the layer.
+    pub rank: u64,
+    /// Its rank over the whole file (the states of earlier layers first).
+    pub global_rank: u64,
 }
 
 /// A joint move from a queried state and what it leads to.
@@ -47,18 +48,19 @@ pub struct Successor {
     pub optimal: bool,
 }
 
-/// Everything a query answers about one state.
+/// Everything a query answers about one state: the position as the game defines it, then what
+/// the database says of it and of its moves.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Answer {
     /// The state.
     pub state: State,
-    /// Its value, layer and rank.
-    pub value: Value,
     /// Whether the game is over in it.
     pub terminal: bool,
     /// The role with a choice (at least two legal moves); `None` in terminal and forced
     /// states.
     pub mover: Option<usize>,
+    /// Its value, layer and rank.
+    pub value: Value,
     /// Every joint move, in the reasoner's order, with its successor's value.
     pub successors: Vec<Successor>,
     /// Mixed values, where both roles choose: an optimal mixed strategy of each role, as
@@ -258,9 +260,9 @@ impl GameDatabase {
         };
         Ok(Answer {
             state: state.clone(),
-            value,
             terminal,
             mover,
+            value,
             successors,
             strategies,
         })
@@ -300,10 +302,13 @@ impl GameDatabase {
         }
         let s = symgame_prove::solve_matrix_game(&payoff)
             .map_err(|e| Error::new(ErrorKind::Solve, e.to_string()))?;
-        Ok(Some(vec![
-            rows.iter().copied().zip(s.row).collect(),
-            columns.iter().copied().zip(s.column).collect(),
-        ]))
+        Ok(Some(
+            [rows, columns]
+                .into_iter()
+                .zip(s.strategies)
+                .map(|(legal, probabilities)| legal.into_iter().zip(probabilities).collect())
+                .collect(),
+        ))
     }
 
     /// The state of rank `rank`: within the layer numbered `layer`, or over the whole file
@@ -385,12 +390,12 @@ impl GameDatabase {
 
 fn value_of(hit: Hit<'_>, mixed: &[Vec<f64>]) -> Value {
     Value {
+        rewards: hit.outcome.rewards.clone(),
+        distance: hit.outcome.distance,
         mixed: mixed.get(hit.outcome_index as usize).cloned(),
         layer: hit.layer_number,
         rank: hit.rank,
         global_rank: hit.global_rank,
-        rewards: hit.outcome.rewards.clone(),
-        distance: hit.outcome.distance,
     }
 }
 

@@ -106,9 +106,9 @@ impl Engine {
             // searched.
             Knowledge::Table(db) => match db.answer(state) {
                 Ok(answer) => table_analysis(db, &mut self.depths, &answer, deadline),
-                Err(_) => searched(db.game(), db.reasoner(), state, deadline),
+                Err(_) => searched(db.reasoner(), state, deadline),
             },
-            Knowledge::Search { game, reasoner } => searched(game, reasoner, state, deadline),
+            Knowledge::Search { reasoner, .. } => searched(reasoner, state, deadline),
         };
         self.last = Some(analysis.clone());
         Ok(analysis)
@@ -238,13 +238,8 @@ fn move_text(g: &GroundGame, joint: &[MoveId], mover: Option<usize>) -> String {
 }
 
 /// The analysis of `state` by search until `deadline`.
-fn searched(game: &GroundGame, r: &Reasoner, state: &State, deadline: Instant) -> Analysis {
-    let mover = sole_mover(r, state);
-    let mut a = search::analyse(r, state, mover, deadline);
-    for c in &mut a.choices {
-        c.text = move_text(game, &c.joint, a.mover);
-    }
-    a
+fn searched(r: &Reasoner, state: &State, deadline: Instant) -> Analysis {
+    search::analyse(r, state, sole_mover(r, state), deadline)
 }
 
 fn table_analysis(
@@ -256,7 +251,6 @@ fn table_analysis(
     let mut assess = |state: &State, v: &Value| Assessment {
         rewards: v.rewards.clone(),
         depth: depths.depth(db, state, v, deadline),
-        exact: true,
         mixed: v.mixed.clone(),
     };
     let value = assess(&answer.state, &answer.value);
@@ -280,18 +274,17 @@ fn table_analysis(
                 _ => true,
             };
             Choice {
-                text: move_text(db.game(), &s.joint, mover),
+                joint: s.joint.clone(),
                 value: v,
                 optimal: s.optimal && length_kept,
-                joint: s.joint.clone(),
             }
         })
         .collect();
     Analysis {
         state: answer.state.clone(),
         terminal: answer.terminal,
-        value: Some(value),
         mover,
+        value: Some(value),
         choices,
         strategies: answer.strategies.clone(),
     }

@@ -2,6 +2,7 @@
 //! come from a table or a search.
 
 use symgame_explicit::{MoveId, State};
+use symgame_gamedb::Strategies;
 
 /// What the engine knows of a position's value.
 #[derive(Clone, Debug, PartialEq)]
@@ -11,8 +12,6 @@ pub struct Assessment {
     /// Moves to the end under perfect play (the winner hurrying, the loser holding out), when
     /// known.
     pub depth: Option<u32>,
-    /// Whether the rewards are proven (a table, or a search that finished); a guess otherwise.
-    pub exact: bool,
     /// A table of values in mixed strategies (simultaneous moves): every role's value (the
     /// rewards are then the pure security levels).
     pub mixed: Option<Vec<f64>>,
@@ -20,7 +19,7 @@ pub struct Assessment {
 
 impl Assessment {
     /// How `role` fares, in words: "wins in 7", "draw", "loses in 5" (two or more roles), or
-    /// "reward 100 in 3" (one role). A guess says so.
+    /// "reward 100 in 3" (one role).
     pub fn describe(&self, role: usize) -> String {
         if let Some(m) = &self.mixed {
             let all: Vec<String> = m.iter().map(|x| format!("{x:.2}")).collect();
@@ -45,12 +44,7 @@ impl Assessment {
             Some(_) => within("ties".to_string()),
         };
         let rewards: Vec<String> = self.rewards.iter().map(u8::to_string).collect();
-        let text = format!("{text} ({})", rewards.join("/"));
-        if self.exact {
-            text
-        } else {
-            format!("{text}?")
-        }
+        format!("{text} ({})", rewards.join("/"))
     }
 
     /// The largest reward of the roles other than `role` (`None` when it is the only role).
@@ -76,31 +70,30 @@ impl Assessment {
 pub struct Choice {
     /// One move per role.
     pub joint: Vec<MoveId>,
-    /// The moves as text: the mover's move, or `role: move, ...` when no single role chooses.
-    pub text: String,
     /// What the move leads to, when known; its length counts the move itself.
     pub value: Option<Assessment>,
     /// Whether it keeps the position's value (an optimal move).
     pub optimal: bool,
 }
 
-/// A position as the engine sees it.
+/// A position as the engine sees it: the position as the game defines it, then what the engine
+/// knows of it and of its moves.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Analysis {
     /// The state.
     pub state: State,
     /// Whether the game is over.
     pub terminal: bool,
-    /// The position's value, when known.
-    pub value: Option<Assessment>,
     /// The only role with a choice; `None` in terminal and forced states and where several
     /// roles choose at once.
     pub mover: Option<usize>,
+    /// The position's value, when known.
+    pub value: Option<Assessment>,
     /// Every joint move with its value (empty in a terminal state).
     pub choices: Vec<Choice>,
     /// A table of values in mixed strategies, where several roles choose: each role's optimal
     /// mixed strategy, (move, probability) over its legal moves.
-    pub strategies: Option<Vec<Vec<(MoveId, f64)>>>,
+    pub strategies: Option<Strategies>,
 }
 
 /// Why the engine cannot answer.

@@ -25,7 +25,6 @@ fn evaluate(r: &Reasoner, state: &State, time: Duration) -> Option<Assessment> {
         return Some(Assessment {
             rewards: goals(r, state),
             depth: Some(0),
-            exact: true,
             mixed: None,
         });
     }
@@ -44,7 +43,6 @@ fn evaluate(r: &Reasoner, state: &State, time: Duration) -> Option<Assessment> {
         Evaluation::Values(rewards) => Some(Assessment {
             rewards,
             depth: None,
-            exact: true,
             mixed: None,
         }),
         Evaluation::Stopped(_) => None,
@@ -64,8 +62,8 @@ pub(crate) fn analyse(
         return Analysis {
             state: state.clone(),
             terminal,
-            value: evaluate(r, state, Duration::ZERO),
             mover: None,
+            value: evaluate(r, state, Duration::ZERO),
             choices: Vec::new(),
             strategies: None,
         };
@@ -89,7 +87,6 @@ pub(crate) fn analyse(
         });
         choices.push(Choice {
             joint,
-            text: String::new(),
             value,
             optimal: false,
         });
@@ -114,8 +111,8 @@ pub(crate) fn analyse(
     Analysis {
         state: state.clone(),
         terminal,
-        value,
         mover,
+        value,
         choices,
         strategies: None,
     }

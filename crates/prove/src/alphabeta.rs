@@ -8,8 +8,7 @@
 //! results on cyclic games are approximate (graph history interaction).
 
 use crate::model::{check_roles, GameModel, Unsupported};
-use crate::question::Question;
-use crate::search::{Budget, Config, Outcome, SearchResult, Stats, StopReason};
+use crate::search::{Budget, Config, Stats, StopReason};
 use crate::table::{Table, TableSearch};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -217,21 +216,4 @@ pub fn alphabeta<M: GameModel>(
         Err(reason) => Evaluation::Stopped(reason),
     };
     Ok(AlphaBetaResult { evaluation, stats })
-}
-
-/// A boolean question by alpha-beta over the scores 0 (fails) and 1 (holds).
-pub(crate) fn prove_alphabeta<M: GameModel, Q: Question<M>>(
-    model: &M,
-    root: &M::State,
-    question: &Q,
-    config: &Config,
-) -> Result<SearchResult, Unsupported> {
-    let leaf = |m: &M, s: &M::State| i32::from(question.holds(m, s));
-    let (result, stats) = minimax(model, root, question.attacker(), leaf, (0, 1), config)?;
-    let outcome = match result {
-        Ok((1, _)) => Outcome::Proved,
-        Ok(_) => Outcome::Disproved,
-        Err(reason) => Outcome::Stopped(reason),
-    };
-    Ok(SearchResult { outcome, stats })
 }

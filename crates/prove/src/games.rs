@@ -2,9 +2,38 @@
 //! single-player [`LightsOut`] and [`GridWalk`], a general-sum race full of transpositions.
 //!
 //! They follow GDL conventions: every role moves every step, and the role not in control plays
-//! a noop.
+//! a noop ([`Turn`]).
 
 use crate::model::GameModel;
+
+/// A move under the GDL convention of turns: the role in control plays a move of the game,
+/// every other role a noop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Turn<M> {
+    /// A move of the role in control.
+    Play(M),
+    /// The move of a role not in control.
+    Noop,
+}
+
+impl<M: Copy> Turn<M> {
+    /// Pushes `role`'s legal moves to `out` when `mover` is in control and may play `moves`.
+    fn legal(role: usize, mover: usize, moves: impl IntoIterator<Item = M>, out: &mut Vec<Self>) {
+        if role == mover {
+            out.extend(moves.into_iter().map(Turn::Play));
+        } else {
+            out.push(Turn::Noop);
+        }
+    }
+
+    /// The move the role in control, `mover`, plays in `joint` (`None`: it played a noop).
+    fn played(joint: &[Self], mover: usize) -> Option<M> {
+        match joint[mover] {
+            Turn::Play(m) => Some(m),
+            Turn::Noop => None,
+        }
+    }
+}
 
 const LINES: [[usize; 3]; 8] = [
     [0, 1, 2],
@@ -45,14 +74,8 @@ impl Board {
     }
 }
 
-/// A tic-tac-toe move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mark {
-    /// Mark the cell (0..9, row order).
-    Cell(u8),
-    /// The move of the role not in control.
-    Noop,
-}
+/// A tic-tac-toe move: the cell marked (0..9, row order).
+pub type Mark = Turn<u8>;
 
 impl GameModel for TicTacToe {
     type State = Board;
@@ -79,21 +102,14 @@ impl GameModel for TicTacToe {
     }
 
     fn legal_moves(&self, board: &Board, role: usize, out: &mut Vec<Mark>) {
-        if role != board.mover() {
-            out.push(Mark::Noop);
-            return;
-        }
-        out.extend(
-            (0..9u8)
-                .filter(|&c| board.cells[usize::from(c)] == 0)
-                .map(Mark::Cell),
-        );
+        let empty = (0..9u8).filter(|&c| board.cells[usize::from(c)] == 0);
+        Turn::legal(role, board.mover(), empty, out);
     }
 
     fn next_state(&self, board: &Board, joint: &[Mark]) -> Board {
         let mover = board.mover();
         let mut next = *board;
-        if let Mark::Cell(cell) = joint[mover] {
+        if let Some(cell) = Turn::played(joint, mover) {
             next.cells[usize::from(cell)] = mover as u8 + 1;
         }
         next.o_to_move = !board.o_to_move;
@@ -124,19 +140,17 @@ pub struct NimState {
     pub mover: u8,
 }
 
-/// A Nim move.
+/// The move of the Nim role in control: take `count` tokens from heap `heap`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NimMove {
-    /// Take `count` tokens from heap `heap`.
-    Take {
-        /// The heap.
-        heap: u8,
-        /// How many tokens.
-        count: u8,
-    },
-    /// The move of the role not in control.
-    Noop,
+pub struct Take {
+    /// The heap.
+    pub heap: u8,
+    /// How many tokens.
+    pub count: u8,
 }
+
+/// A Nim move.
+pub type NimMove = Turn<Take>;
 
 impl Nim {
     /// Nim starting from `heaps` (at most [`MAX_HEAPS`]).
@@ -184,23 +198,18 @@ impl GameModel for Nim {
     }
 
     fn legal_moves(&self, state: &NimState, role: usize, out: &mut Vec<NimMove>) {
-        if role != usize::from(state.mover) {
-            out.push(NimMove::Noop);
-            return;
-        }
-        for (heap, &tokens) in state.heaps.iter().enumerate() {
-            for count in 1..=tokens {
-                out.push(NimMove::Take {
-                    heap: heap as u8,
-                    count,
-                });
-            }
-        }
+        let takes = state.heaps.iter().enumerate().flat_map(|(heap, &tokens)| {
+            (1..=tokens).map(move |count| Take {
+                heap: heap as u8,
+                count,
+            })
+        });
+        Turn::legal(role, usize::from(state.mover), takes, out);
     }
 
     fn next_state(&self, state: &NimState, joint: &[NimMove]) -> NimState {
         let mut next = *state;
-        if let NimMove::Take { heap, count } = joint[usize::from(state.mover)] {
+        if let Some(Take { heap, count }) = Turn::played(joint, usize::from(state.mover)) {
             next.heaps[usize::from(heap)] -= count;
         }
         next.mover = 1 - state.mover;
@@ -314,7 +323,7 @@ pub struct Walker {
     pub mover: u8,
 }
 
-/// A grid-walk move.
+/// The move of the grid-walk role in control.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
     /// x + 1.
@@ -323,13 +332,11 @@ pub enum Step {
     Up,
     /// x + 1 and y + 1.
     Diagonal,
-    /// The move of the role not in control.
-    Noop,
 }
 
 impl GameModel for GridWalk {
     type State = Walker;
-    type Move = Step;
+    type Move = Turn<Step>;
 
     fn num_roles(&self) -> usize {
         2
@@ -357,24 +364,21 @@ impl GameModel for GridWalk {
         (25 * (scramble % 5)) as u8
     }
 
-    fn legal_moves(&self, state: &Walker, role: usize, out: &mut Vec<Step>) {
-        if role == usize::from(state.mover) {
-            out.extend([Step::Right, Step::Up, Step::Diagonal]);
-        } else {
-            out.push(Step::Noop);
-        }
+    fn legal_moves(&self, state: &Walker, role: usize, out: &mut Vec<Turn<Step>>) {
+        let steps = [Step::Right, Step::Up, Step::Diagonal];
+        Turn::legal(role, usize::from(state.mover), steps, out);
     }
 
-    fn next_state(&self, state: &Walker, joint: &[Step]) -> Walker {
+    fn next_state(&self, state: &Walker, joint: &[Turn<Step>]) -> Walker {
         let mut next = *state;
-        match joint[usize::from(state.mover)] {
-            Step::Right => next.x += 1,
-            Step::Up => next.y += 1,
-            Step::Diagonal => {
+        match Turn::played(joint, usize::from(state.mover)) {
+            Some(Step::Right) => next.x += 1,
+            Some(Step::Up) => next.y += 1,
+            Some(Step::Diagonal) => {
                 next.x += 1;
                 next.y += 1;
             }
-            Step::Noop => {}
+            None => {}
         }
         next.mover = 1 - state.mover;
         next

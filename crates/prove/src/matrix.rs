@@ -30,10 +30,9 @@ pub fn round_value(v: f64) -> f64 {
 pub struct MixedSolution {
     /// The value for the row player (the maximiser), rounded by [`round_value`].
     pub value: f64,
-    /// An optimal mixed strategy of the row player: one probability per row.
-    pub row: Vec<f64>,
-    /// An optimal mixed strategy of the column player: one probability per column.
-    pub column: Vec<f64>,
+    /// An optimal mixed strategy of each player, the row player's (one probability per row)
+    /// first, then the column player's (one per column).
+    pub strategies: [Vec<f64>; 2],
 }
 
 /// Why a matrix game has no solution.
@@ -65,7 +64,7 @@ impl std::error::Error for MatrixError {}
 /// // Matching pennies: 50 on average, each side playing half and half.
 /// let s = solve_matrix_game(&[vec![100.0, 0.0], vec![0.0, 100.0]]).unwrap();
 /// assert_eq!(s.value, 50.0);
-/// assert!((s.row[0] - 0.5).abs() < 1e-9 && (s.column[1] - 0.5).abs() < 1e-9);
+/// assert!((s.strategies[0][0] - 0.5).abs() < 1e-9 && (s.strategies[1][1] - 0.5).abs() < 1e-9);
 /// ```
 pub fn solve_matrix_game(payoff: &[Vec<f64>]) -> Result<MixedSolution, MatrixError> {
     let rows = payoff.len();
@@ -93,8 +92,7 @@ pub fn solve_matrix_game(payoff: &[Vec<f64>]) -> Result<MixedSolution, MatrixErr
             .unwrap_or(0);
         return Ok(MixedSolution {
             value: round_value(lower),
-            row: unit(rows, best_row),
-            column: unit(columns, best_column),
+            strategies: [unit(rows, best_row), unit(columns, best_column)],
         });
     }
     let (value, row) = maximin(rows, columns, |i, j| payoff[i][j])?;
@@ -102,8 +100,7 @@ pub fn solve_matrix_game(payoff: &[Vec<f64>]) -> Result<MixedSolution, MatrixErr
     let (_, column) = maximin(columns, rows, |j, i| -payoff[i][j])?;
     Ok(MixedSolution {
         value: round_value(value),
-        row,
-        column,
+        strategies: [row, column],
     })
 }
 
@@ -150,7 +147,7 @@ mod tests {
         let (w, d, l) = (100.0, 50.0, 0.0);
         let s = solve_matrix_game(&[vec![d, l, w], vec![w, d, l], vec![l, w, d]]).unwrap();
         assert_eq!(s.value, 50.0);
-        for p in s.row.iter().chain(&s.column) {
+        for p in s.strategies.iter().flatten() {
             assert!((p - 1.0 / 3.0).abs() < 1e-6, "{s:?}");
         }
     }
@@ -161,16 +158,16 @@ mod tests {
         // the left: value 200/3 with the kicker shooting left 2/3 of the time.
         let s = solve_matrix_game(&[vec![50.0, 100.0], vec![100.0, 0.0]]).unwrap();
         assert_eq!(s.value, round_value(200.0 / 3.0));
-        assert!((s.row[0] - 2.0 / 3.0).abs() < 1e-6, "{s:?}");
-        assert!((s.column[0] - 2.0 / 3.0).abs() < 1e-6, "{s:?}");
+        assert!((s.strategies[0][0] - 2.0 / 3.0).abs() < 1e-6, "{s:?}");
+        assert!((s.strategies[1][0] - 2.0 / 3.0).abs() < 1e-6, "{s:?}");
     }
 
     #[test]
     fn saddle_points_and_single_moves_are_pure() {
         let s = solve_matrix_game(&[vec![30.0, 70.0], vec![10.0, 0.0]]).unwrap();
         assert_eq!(
-            (s.value, s.row.clone(), s.column.clone()),
-            (30.0, vec![1.0, 0.0], vec![1.0, 0.0])
+            (s.value, s.strategies),
+            (30.0, [vec![1.0, 0.0], vec![1.0, 0.0]])
         );
         let one = solve_matrix_game(&[vec![20.0, 60.0, 40.0]]).unwrap();
         assert_eq!(one.value, 20.0);

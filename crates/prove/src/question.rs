@@ -76,3 +76,37 @@ impl<M: GameModel, F: Fn(&M, &M::State) -> bool> Question<M> for Predicate<F> {
         (self.test)(model, terminal)
     }
 }
+
+/// `model` with the attacker's goal replaced by 1 where `question` holds and 0 elsewhere (and
+/// every other role's by 0): the attacker can force the property exactly when it can force the
+/// value 1 here, which is how the algorithms that compute values answer questions.
+pub(crate) struct Indicator<'a, M, Q> {
+    /// The game.
+    pub model: &'a M,
+    /// The question.
+    pub question: &'a Q,
+}
+
+impl<M: GameModel, Q: Question<M>> GameModel for Indicator<'_, M, Q> {
+    type State = M::State;
+    type Move = M::Move;
+
+    fn num_roles(&self) -> usize {
+        self.model.num_roles()
+    }
+    fn initial_state(&self) -> M::State {
+        self.model.initial_state()
+    }
+    fn is_terminal(&self, state: &M::State) -> bool {
+        self.model.is_terminal(state)
+    }
+    fn goal(&self, state: &M::State, role: usize) -> u8 {
+        u8::from(role == self.question.attacker() && self.question.holds(self.model, state))
+    }
+    fn legal_moves(&self, state: &M::State, role: usize, out: &mut Vec<M::Move>) {
+        self.model.legal_moves(state, role, out)
+    }
+    fn next_state(&self, state: &M::State, joint: &[M::Move]) -> M::State {
+        self.model.next_state(state, joint)
+    }
+}

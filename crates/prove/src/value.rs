@@ -1,11 +1,11 @@
 //! One entry point for boolean questions, and game values by a sequence of boolean searches.
 
-use crate::alphabeta::{minimax, prove_alphabeta};
+use crate::alphabeta::minimax;
 use crate::dfpn::dfpn;
-use crate::induce::{prove_backward, value_backward};
+use crate::induce::value_backward;
 use crate::model::{check_roles, GameModel, Unsupported};
 use crate::pn::proof_number_search;
-use crate::question::{AtLeast, Question};
+use crate::question::{AtLeast, Indicator, Question};
 use crate::search::{Algo, Config, Outcome, SearchResult, Stats, StopReason};
 use serde::{Deserialize, Serialize};
 
@@ -22,9 +22,39 @@ pub fn prove<M: GameModel, Q: Question<M>>(
         Algo::Pn => proof_number_search(model, root, question, config, false),
         Algo::Pn2 => proof_number_search(model, root, question, config, true),
         Algo::DfPn => dfpn(model, root, question, config),
-        Algo::AlphaBeta => prove_alphabeta(model, root, question, config),
-        Algo::Backward => prove_backward(model, root, question, config),
+        Algo::AlphaBeta | Algo::Backward => {
+            // The attacker's value where it scores 1 exactly where the question holds.
+            let indicator = Indicator { model, question };
+            let role = question.attacker();
+            let (value, stats) = single_search(algo, &indicator, root, role, 1, config)?;
+            let outcome = match value {
+                Ok(1) => Outcome::Proved,
+                Ok(_) => Outcome::Disproved,
+                Err(reason) => Outcome::Stopped(reason),
+            };
+            Ok(SearchResult { outcome, stats })
+        }
     }
+}
+
+/// The largest goal `role` can force from `root` by the single search `algo`: backward
+/// induction (its security level, in pure strategies: in a simultaneous step it chooses
+/// without seeing the other roles' moves), or alpha-beta where the other role minimises it and
+/// every goal lies in `0..=top`; or why the search stopped.
+fn single_search<M: GameModel>(
+    algo: Algo,
+    model: &M,
+    root: &M::State,
+    role: usize,
+    top: u8,
+    config: &Config,
+) -> Result<(Result<u8, StopReason>, Stats), Unsupported> {
+    if algo == Algo::Backward {
+        return value_backward(model, root, role, config);
+    }
+    let leaf = |m: &M, s: &M::State| i32::from(m.goal(s, role));
+    let (result, stats) = minimax(model, root, role, leaf, (0, i32::from(top)), config)?;
+    Ok((result.map(|(score, _)| score as u8), stats))
 }
 
 /// The value a role can guarantee, or the bounds known when a search stopped.
@@ -86,26 +116,21 @@ pub fn solve_value<M: GameModel>(
     }
     let (lowest, highest) = (values[0], values[values.len() - 1]);
     // The single-search algorithms: an exact value, or the goal range after a stop.
-    let single = |value: Result<u8, StopReason>, stats: Stats| ValueResult {
-        outcome: match value {
+    if matches!(algo, Algo::AlphaBeta | Algo::Backward) {
+        let (value, stats) = single_search(algo, model, root, role, 100, config)?;
+        let outcome = match value {
             Ok(v) => ValueOutcome::Exact(v),
             Err(reason) => ValueOutcome::Stopped {
                 reason,
                 lower: lowest,
                 upper: highest,
             },
-        },
-        searches: 1,
-        stats,
-    };
-    if algo == Algo::Backward {
-        let (value, stats) = value_backward(model, root, role, config)?;
-        return Ok(single(value, stats));
-    }
-    if algo == Algo::AlphaBeta {
-        let leaf = |m: &M, s: &M::State| i32::from(m.goal(s, role));
-        let (result, stats) = minimax(model, root, role, leaf, (0, 100), config)?;
-        return Ok(single(result.map(|(score, _)| score as u8), stats));
+        };
+        return Ok(ValueResult {
+            outcome,
+            searches: 1,
+            stats,
+        });
     }
     let (mut low, mut high) = (0, values.len() - 1);
     let mut stats = Stats::default();

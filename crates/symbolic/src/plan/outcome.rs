@@ -73,11 +73,13 @@ pub struct HeuristicStats {
     pub seconds: f64,
 }
 
-/// Statistics of a planning run.
+/// Statistics of a planning run: the algorithm and its heuristic, then the search.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlanStats {
     /// The algorithm.
     pub algorithm: Algorithm,
+    /// The heuristic (A* only), built before the search.
+    pub heuristic: Option<HeuristicStats>,
     /// The expanded layers or buckets, in expansion order (bidirectional search: the forward
     /// layers, then the backward ones).
     pub layers: Vec<PlanLayer>,
@@ -88,8 +90,6 @@ pub struct PlanStats {
     pub peak_nodes: usize,
     /// Seconds of the search (after the heuristic was built).
     pub seconds: f64,
-    /// The heuristic (A* only).
-    pub heuristic: Option<HeuristicStats>,
     /// Bidirectional search on a game whose relation is kept as conjunct lists: the backward
     /// layers are restricted to the reachable states, found by a full BFS first (included in
     /// the time, peak and expanded layers); this is their number (decimal string).
@@ -104,11 +104,11 @@ impl PlanStats {
     pub(crate) fn new(algorithm: Algorithm) -> Self {
         PlanStats {
             algorithm,
+            heuristic: None,
             layers: Vec::new(),
             expanded_layers: 0,
             peak_nodes: 0,
             seconds: 0.0,
-            heuristic: None,
             domain_states: None,
             stopped: None,
         }

@@ -4,7 +4,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::str::FromStr;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -40,7 +39,8 @@ impl Algorithm {
         Algorithm::Astar,
     ];
 
-    /// The lower-case name, as accepted by [`FromStr`].
+    /// The lower-case name, as [`Display`](fmt::Display) writes it (and the CLI's `--algo`
+    /// takes it).
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Bfs => "bfs",
@@ -59,19 +59,6 @@ impl Algorithm {
 impl fmt::Display for Algorithm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl FromStr for Algorithm {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Algorithm::ALL
-            .into_iter()
-            .find(|a| a.name() == s.to_ascii_lowercase())
-            .ok_or_else(|| {
-                format!("unknown algorithm {s:?} (expected bfs, bidir, dijkstra or astar)")
-            })
     }
 }
 
@@ -128,16 +115,17 @@ impl Default for PatternChoice {
 /// Default node budget of the automatic pattern selection.
 pub const AUTO_MAX_NODES: usize = 20_000;
 
-/// What to plan.
+/// What to plan: the goal (a role and its reward), then how to search for it (the algorithm and
+/// its heuristic).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlanOptions {
-    /// The algorithm.
-    pub algorithm: Algorithm,
     /// The role whose reward defines the goal; `None` for a single-player game (the only
     /// role). With a role chosen in a game of several roles, the plan picks every role's move.
     pub role: Option<usize>,
     /// Goal: terminal states where the role's goal value is exactly this.
     pub goal: u8,
+    /// The algorithm.
+    pub algorithm: Algorithm,
     /// The heuristic of [`Algorithm::Astar`].
     pub patterns: PatternChoice,
 }
@@ -145,9 +133,9 @@ pub struct PlanOptions {
 impl Default for PlanOptions {
     fn default() -> Self {
         PlanOptions {
-            algorithm: Algorithm::Astar,
             role: None,
             goal: 100,
+            algorithm: Algorithm::Astar,
             patterns: PatternChoice::default(),
         }
     }
