@@ -19,6 +19,7 @@ mod plot;
 mod prove;
 mod serve;
 mod slices;
+mod slurm;
 mod solve;
 mod verify;
 

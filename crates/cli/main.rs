@@ -28,6 +28,7 @@ mod query;
 mod reach;
 mod serve;
 mod slices;
+mod slurm;
 mod solve;
 mod verify;
 

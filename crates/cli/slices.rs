@@ -5,6 +5,7 @@
 use crate::args::{symbolic_options, Clock, EngineArgs, GameArg, LimitArgs, OutputArgs, Solving};
 use crate::failure::Failure;
 use crate::output::print_json;
+use crate::slurm::SlurmRunner;
 use std::ffi::OsString;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -125,8 +126,22 @@ pub struct JobsArgs {
     pub slices: Option<u32>,
     /// Layers whose forward file is smaller than this are solved in this process (a job's
     /// set-up would cost more than the slice saves); 0 slices every layer.
-    #[arg(long, value_name = "SIZE", default_value = "4M", value_parser = parse_bytes)]
+    #[arg(long, value_name = "SIZE", default_value = "256K", value_parser = parse_bytes)]
     pub slice_min_bytes: u64,
+    /// Run the slice jobs as Slurm job arrays (sbatch), one array a layer, each after the
+    /// deeper layer's; every layer is sliced (--slices, default 2). The directory must be
+    /// shared by the nodes; this process waits and merges. See docs/distributed.md.
+    #[arg(long, conflicts_with = "jobs")]
+    pub slurm: bool,
+    /// A further option for sbatch, such as --sbatch=--partition=long or --sbatch=--mem=16G
+    /// (repeatable).
+    #[arg(
+        long,
+        value_name = "OPTION",
+        requires = "slurm",
+        allow_hyphen_values = true
+    )]
+    pub sbatch: Vec<String>,
 }
 
 fn parse_slices(s: &str) -> Result<u32, String> {
@@ -154,6 +169,16 @@ impl JobsArgs {
         limits: &LimitArgs,
         clock: &Clock,
     ) -> Result<Option<Slicing>, Failure> {
+        if self.slurm {
+            let args = job_command(game, dir, engine, engine.memory, limits)?;
+            let runner = SlurmRunner::new(args, dir, self.sbatch.clone(), clock)?;
+            return Ok(Some(Slicing {
+                bits: self.slices.unwrap_or(2).trailing_zeros(),
+                // Every layer: the arrays are queued at once, each reading the one before.
+                min_bytes: 0,
+                runner: Arc::new(runner),
+            }));
+        }
         let slices = self.slices.unwrap_or(self.jobs.next_power_of_two());
         if slices <= 1 && self.jobs <= 1 {
             return Ok(None);
@@ -172,13 +197,49 @@ impl JobsArgs {
 /// layer is merged, kept when the job fails). On Ctrl-C the running jobs are killed: their
 /// files are written atomically, so a rerun solves those slices again.
 pub struct LocalPool {
-    exe: PathBuf,
-    /// `solve-slice GAME --dir DIR` and the engine and limit flags (the time limit apart).
+    /// The job's command line up to `--layer` ([`job_command`]).
     args: Vec<OsString>,
     dir: PathBuf,
     jobs: usize,
     clock: Clock,
     cancel: Arc<AtomicBool>,
+}
+
+/// The command line of a slice job, up to `--layer` and `--slice`: `symgame solve-slice GAME
+/// --dir DIR`, the engine flags, `--memory` if given, the node limit, `--json`. Paths are made
+/// absolute, so that a job started elsewhere (a batch scheduler) finds them.
+pub(crate) fn job_command(
+    game: &Path,
+    dir: &Path,
+    engine: &EngineArgs<Solving>,
+    memory: Option<u64>,
+    limits: &LimitArgs,
+) -> Result<Vec<OsString>, Failure> {
+    let exe = std::env::current_exe()
+        .map_err(|e| Failure::internal(format!("cannot find the symgame program: {e}")))?;
+    let mut args: Vec<OsString> = vec![exe.into(), "solve-slice".into(), absolute(game).into()];
+    args.extend(["--dir".into(), absolute(dir).into()]);
+    for (flag, value) in [
+        ("--backend", engine.backend.to_string()),
+        ("--threads", engine.threads.to_string()),
+        ("--cache-log2", engine.cache_log2.to_string()),
+    ] {
+        args.extend([flag.into(), value.into()]);
+    }
+    match memory {
+        Some(m) => args.extend(["--memory".into(), m.to_string().into()]),
+        None => args.extend(["--nodes-log2".into(), engine.nodes_log2.to_string().into()]),
+    }
+    if let Some(n) = limits.node_limit {
+        args.extend(["--node-limit".into(), n.to_string().into()]);
+    }
+    args.push("--json".into());
+    Ok(args)
+}
+
+/// `p` as an absolute path (as given if that fails).
+pub(crate) fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 impl LocalPool {
@@ -190,29 +251,8 @@ impl LocalPool {
         limits: &LimitArgs,
         clock: &Clock,
     ) -> Result<LocalPool, Failure> {
-        let exe = std::env::current_exe()
-            .map_err(|e| Failure::internal(format!("cannot find the symgame program: {e}")))?;
-        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-        let mut args: Vec<OsString> = vec!["solve-slice".into(), absolute(game).into()];
-        args.extend(["--dir".into(), absolute(dir).into()]);
-        let memory = engine.memory_share(jobs);
-        for (flag, value) in [
-            ("--backend", engine.backend.to_string()),
-            ("--threads", engine.threads.to_string()),
-            ("--cache-log2", engine.cache_log2.to_string()),
-        ] {
-            args.extend([flag.into(), value.into()]);
-        }
-        match memory {
-            Some(m) => args.extend(["--memory".into(), m.to_string().into()]),
-            None => args.extend(["--nodes-log2".into(), engine.nodes_log2.to_string().into()]),
-        }
-        if let Some(n) = limits.node_limit {
-            args.extend(["--node-limit".into(), n.to_string().into()]);
-        }
-        args.push("--json".into());
+        let args = job_command(game, dir, engine, engine.memory_share(jobs), limits)?;
         Ok(LocalPool {
-            exe,
             args,
             dir: absolute(dir),
             jobs: jobs as usize,
@@ -229,8 +269,8 @@ impl LocalPool {
         let err = out
             .try_clone()
             .map_err(|e| SliceFailure::Failed(format!("{}: {e}", log.display())))?;
-        let mut cmd = Command::new(&self.exe);
-        cmd.args(&self.args)
+        let mut cmd = Command::new(&self.args[0]);
+        cmd.args(&self.args[1..])
             .arg("--layer")
             .arg(task.depth.to_string())
             .arg("--slice")
@@ -242,16 +282,26 @@ impl LocalPool {
             cmd.arg("--time-limit")
                 .arg(format!("{:.3}", left.as_secs_f64()));
         }
-        cmd.spawn()
-            .map_err(|e| SliceFailure::Failed(format!("cannot start {}: {e}", self.exe.display())))
+        cmd.spawn().map_err(|e| {
+            let exe = self.args[0].to_string_lossy();
+            SliceFailure::Failed(format!("cannot start {exe}: {e}"))
+        })
     }
 }
 
 /// Where the output of slice `task`'s job goes.
-fn log_path(dir: &Path, task: &SliceTask) -> PathBuf {
+pub(crate) fn log_path(dir: &Path, task: &SliceTask) -> PathBuf {
     let mut p = task.record_path(dir);
     p.set_extension("log");
     p
+}
+
+/// The limit a job's output (`--json`) says it stopped at, if it did.
+pub(crate) fn stopped_in(text: &str) -> Option<StopReason> {
+    let at = text.find("{\n  \"stopped\"")?;
+    serde_json::from_str::<Stopped>(&text[at..])
+        .ok()
+        .map(|s| s.stopped)
 }
 
 /// Why a finished job failed, from its exit status and its log: a limit (exit code 3, the
@@ -259,11 +309,7 @@ fn log_path(dir: &Path, task: &SliceTask) -> PathBuf {
 fn job_failure(status: std::process::ExitStatus, log: &Path, task: &SliceTask) -> SliceFailure {
     let text = std::fs::read_to_string(log).unwrap_or_default();
     if status.code() == Some(i32::from(crate::failure::EXIT_LIMIT)) {
-        let reason = text
-            .find('{')
-            .and_then(|at| serde_json::from_str::<Stopped>(&text[at..]).ok())
-            .map_or(StopReason::TimeLimit, |s| s.stopped);
-        return SliceFailure::Stopped(reason);
+        return SliceFailure::Stopped(stopped_in(&text).unwrap_or(StopReason::TimeLimit));
     }
     let tail: Vec<&str> = text.lines().rev().take(5).collect();
     let said: Vec<&str> = tail.into_iter().rev().collect();

@@ -12,6 +12,8 @@ use oxidd::{
     BooleanFunction, BooleanFunctionQuant, BooleanOperator, Function, FunctionSubst, HasLevel,
     HasWorkers, InnerNode, Manager, ManagerRef, Node, NodeID, Subst, WorkerPool,
 };
+use oxidd_core::util::EdgeVecDropGuard;
+use oxidd_core::LevelView;
 
 use crate::{
     check_rename_pairs, Backend, BddEngine, BddError, BddNodes, BddResult, BinaryOp, EngineConfig,
@@ -101,6 +103,52 @@ impl OxiddEngine {
 
     fn wrap(&self, op: impl Fn() -> AllocResult<BDDFunction>) -> BddResult<OxiddBdd> {
         self.retry(op).map(OxiddBdd)
+    }
+
+    /// Imports an ordered node table (each node's variable above its children's) by inserting
+    /// its nodes into the levels' unique tables; `None` if the table is not ordered, an error
+    /// if the node table is full.
+    fn import_ordered(&self, nodes: &BddNodes) -> Option<AllocResult<BDDFunction>> {
+        self.f.with_manager_shared(|manager, f_edge| {
+            let t_edge = self.t.as_edge(manager);
+            let mut done =
+                EdgeVecDropGuard::new(manager, Vec::with_capacity(nodes.nodes.len() + 2));
+            // The level of each entry of `done` (terminals below every level).
+            let mut levels: Vec<u32> = Vec::with_capacity(nodes.nodes.len() + 2);
+            done.push(manager.clone_edge(f_edge));
+            done.push(manager.clone_edge(t_edge));
+            levels.extend([u32::MAX, u32::MAX]);
+            for &(var, low, high) in &nodes.nodes {
+                let (low, high) = (low as usize, high as usize);
+                if var >= levels[low] || var >= levels[high] {
+                    return None;
+                }
+                let hi = manager.clone_edge(done[high].borrowed());
+                let lo = manager.clone_edge(done[low].borrowed());
+                let edge = if hi == lo {
+                    manager.drop_edge(lo);
+                    hi
+                } else {
+                    let node = oxidd_core::InnerNode::new(var, [hi, lo]);
+                    match manager.level(var).get_or_insert(node) {
+                        Ok(e) => e,
+                        Err(e) => return Some(Err(e)),
+                    }
+                };
+                levels.push(if edge == done[high] {
+                    levels[high]
+                } else {
+                    var
+                });
+                done.push(edge);
+            }
+            let mut all = done.into_vec();
+            let root = all.swap_remove(nodes.root as usize);
+            for e in all {
+                manager.drop_edge(e);
+            }
+            Some(Ok(BDDFunction::from_edge(manager, root)))
+        })
     }
 
     fn check_var(&self, var: Var) -> usize {
@@ -446,6 +494,12 @@ impl BddEngine for OxiddEngine {
 
     fn import(&self, nodes: &BddNodes) -> BddResult<OxiddBdd> {
         nodes.validate(self.num_vars)?;
+        // An ordered table (every export is) goes straight into the unique tables; any other
+        // table, or a full node table, through `ite` (which reduces and orders, and collects
+        // garbage when the table is full).
+        if let Some(Ok(f)) = self.import_ordered(nodes) {
+            return Ok(OxiddBdd(f));
+        }
         // One tiny operation a node. Run from outside the worker pool, every operation that
         // splits (with more than one thread) hands its work to a worker and waits for it:
         // 18 s for a table of 1.45 M nodes on two threads, against 0.9 s run inside the pool.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use symgame_limits::StopReason;
 
-/// Runs the jobs of a layer's slices: each job calls [`solve_slice`] (through the command
+/// Runs the jobs of a layer's slices: each job calls [`solve_slice`](crate::solve_slice) (through the command
 /// `symgame solve-slice`, or in process) and has written its files when `run` returns `Ok`.
 pub trait SliceRunner: Send + Sync {
     /// Runs the slices `slices` (indices below `count`) of layer `depth`, every one to its end.
