@@ -112,6 +112,8 @@ impl ExplicitLayers {
             ExplicitLayerMode::Never => return Ok(None),
             ExplicitLayerMode::Always => true,
             ExplicitLayerMode::Measured => forced,
+            ExplicitLayerMode::Fallback if forced => true,
+            ExplicitLayerMode::Fallback => return Ok(None),
         };
         let (count, nodes) = e.sat_count_and_nodes(s, enc.current_vars());
         let states: u64 = match u64::try_from(count) {

@@ -63,6 +63,9 @@ pub enum ExplicitLayerMode {
     Never,
     /// Always (tests): every layer after the explicit prefix is expanded state by state.
     Always,
+    /// Only where compiling the game within the layer fails (out of nodes, too many joint
+    /// moves): no race by measured rates.
+    Fallback,
 }
 
 /// Options for building a [`SymbolicGame`](crate::SymbolicGame).
