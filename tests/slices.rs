@@ -2,7 +2,7 @@
 //! solution files and counts as one process, and a run stopped between slices goes on from
 //! the slices it finished.
 
-use crate::symgame;
+use crate::{symgame, symgame_line};
 use std::path::{Path, PathBuf};
 use symgame_testkit::{fresh_dir, root};
 
@@ -16,7 +16,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// The solution files of `dir` (name, bytes), sorted by name.
-fn solution_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+pub fn solution_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
         .unwrap()
         .flatten()
@@ -60,6 +60,17 @@ fn counts(dir: &Path) -> serde_json::Value {
         "per_outcome": s["per_outcome"],
         "layers": layers,
     })
+}
+
+/// The files of a solution directory that are not the solution (the jobs' files, forward
+/// layers).
+pub fn left_behind(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".sol") && n != "solution.json")
+        .collect()
 }
 
 /// Solves `game` into a fresh directory with `extra` flags; returns the directory and the JSON
@@ -135,12 +146,7 @@ fn slices_give_the_same_solution_on_every_bundled_game() {
             assert_eq!(sliced_layers(&r2), 0, "{name}");
         }
         // Nothing of the jobs is left behind.
-        let left: Vec<String> = std::fs::read_dir(&many)
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| !n.ends_with(".sol") && n != "solution.json")
-            .collect();
+        let left = left_behind(&many);
         assert!(left.is_empty(), "{name}: left behind {left:?}");
         for d in [one, many] {
             let _ = std::fs::remove_dir_all(d);
@@ -189,30 +195,17 @@ fn slice_flags_and_jobs_say_what_is_wrong() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--jobs and --slices need --out DIR"), "{err}");
     for bad in ["3/2", "1/3", "x", "0/512"] {
-        let (code, _, err) = symgame(&[
-            "solve-slice",
-            "gdl/tictactoe.kif",
-            "--dir",
-            "nowhere",
-            "--layer",
-            "0",
-            "--slice",
-            bad,
-        ]);
+        let line = format!("solve-slice gdl/tictactoe.kif --dir no --layer 0 --slice {bad}");
+        let (code, _, err) = symgame_line(&line);
         assert_eq!(code, 2, "{bad}: {err}");
         assert!(err.contains("expected I/N"), "{bad}: {err}");
     }
     let dir = scratch("no-solve");
-    let (code, _, err) = symgame(&[
-        "solve-slice",
-        "gdl/tictactoe.kif",
-        "--dir",
-        dir.to_str().unwrap(),
-        "--layer",
-        "0",
-        "--slice",
-        "0/2",
-    ]);
+    let line = format!(
+        "solve-slice gdl/tictactoe.kif --dir {} --layer 0 --slice 0/2",
+        dir.display()
+    );
+    let (code, _, err) = symgame_line(&line);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("holds no solve of gdl/tictactoe.kif"), "{err}");
     let _ = std::fs::remove_dir_all(dir);

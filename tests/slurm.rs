@@ -2,8 +2,8 @@
 //! process. Runs where a Slurm cluster answers (`scripts/slurm_single_node.sh` sets one up on
 //! this machine; CI runs it first); elsewhere it says "skipped: no Slurm".
 
+use crate::slices::{left_behind, solution_files};
 use crate::symgame;
-use std::path::Path;
 use symgame_testkit::{fresh_dir, root};
 
 /// Whether `sinfo` shows a node that can take jobs.
@@ -18,21 +18,6 @@ fn slurm_answers() -> bool {
                     .iter()
                     .any(|s| text.contains(s))
         })
-}
-
-/// The `.sol` files of `dir`, sorted by name, with their bytes.
-fn sol_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            name.ends_with(".sol")
-                .then(|| (name, std::fs::read(e.path()).unwrap()))
-        })
-        .collect();
-    files.sort();
-    files
 }
 
 #[test]
@@ -62,13 +47,8 @@ fn connect_four_5x4_through_slurm_job_arrays() {
         layers.iter().all(|l| l["sliced"]["slices"] == 2),
         "every layer in two slices"
     );
-    assert_eq!(sol_files(&one), sol_files(&arrays));
-    let left: Vec<String> = std::fs::read_dir(&arrays)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.ends_with(".sol") && n != "solution.json")
-        .collect();
+    assert_eq!(solution_files(&one), solution_files(&arrays));
+    let left = left_behind(&arrays);
     assert!(left.is_empty(), "left behind: {left:?}");
     let _ = std::fs::remove_dir_all(base);
 }
