@@ -68,6 +68,10 @@ def check(binary, game, limit):
         c2, r2, t2 = solve(binary, game, many, extra, limit)
         row.update({"sliced_exit": c2, "sliced_seconds": round(t2, 2)})
         row["layered"] = bool(r1.get("layered"))
+        if c2 == 3:
+            # A limit, not an answer: every layer in four jobs costs a set-up each.
+            row["verdict"] = "sliced: stopped at the limit"
+            return row
         if c2 != 0 or r2 is None:
             row["verdict"] = "sliced solve failed"
             return row

@@ -35,6 +35,10 @@ pub struct Args {
     slice: (u32, u32),
     #[command(flatten)]
     engine: EngineArgs<Solving>,
+    /// The game is compiled as `solve` compiles it: too large to compile over all states but
+    /// small enough to expand, from its explicit graph.
+    #[command(flatten)]
+    explicit: crate::args::ExplicitArgs,
     #[command(flatten)]
     limits: LimitArgs,
     #[command(flatten)]
@@ -80,7 +84,10 @@ pub fn run(a: Args) -> Result<(), Failure> {
         ..SolveOptions::default()
     };
     let config = a.engine.config()?;
-    let sym = symbolic_options(&clock);
+    let sym = symgame_symbolic::SymbolicOptions {
+        explicit_graph: a.explicit.graph_budget(&clock),
+        ..symbolic_options(&clock)
+    };
     let task = SliceTask {
         depth: a.layer,
         index: a.slice.0,
@@ -98,6 +105,18 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 task.index, task.count, task.depth, record.solve_seconds, record.peak_nodes
             );
             Ok(())
+        }
+        Err(SolveError::Symbolic(SymbolicError::Bdd(_))) if a.output.json => {
+            print_json(&Stopped {
+                stopped: StopReason::OutOfMemory,
+            })?;
+            Err(Failure::limit(format!(
+                "{}: slice {}/{} of layer {} not solved",
+                StopReason::OutOfMemory,
+                task.index,
+                task.count,
+                task.depth
+            )))
         }
         Err(SolveError::Symbolic(SymbolicError::Stopped(r))) => {
             if a.output.json {
