@@ -8,16 +8,16 @@ use symgame_bdd::BddEngine;
 
 use crate::solve::context::Context;
 use crate::solve::error::{SolveError, SolveOrStop};
-use crate::solve::files::{
-    layer_file_name, read_manifest, read_stored, write_layer, write_manifest, FileError,
-};
+use crate::solve::files::{read_manifest, write_layer, write_manifest};
 use crate::solve::options::SolveOptions;
 use crate::solve::slices::{read_sliced, remove_slices, run_slices, slice_count, SlicedLayer};
 use crate::solve::slicing::{SliceFailure, Slicing};
 use crate::solve::spill::Spill;
 use crate::solve::stats::{GameKind, SolveLayerStats, SolveStats};
 use crate::solve::step::solve_layer;
-use crate::solve::value::{is_constant_sum, set_initial, store, Outcomes, SolvedLayer, ValueClass};
+use crate::solve::value::{
+    is_constant_sum, read_layer, set_initial, store, Outcomes, SolvedLayer, ValueClass,
+};
 
 /// Layered solving: from the last layer to the first, each layer's classes from the next
 /// layer's by the preference rule; two layers in memory. Returns the classes of every layer
@@ -255,20 +255,6 @@ fn resume_point<E: BddEngine>(
     let Some(shallowest) = rows.last().filter(|_| usable && from_the_last) else {
         return Ok(None);
     };
-    let path = dir.join(layer_file_name(Some(shallowest.depth as u32)));
-    let stored = read_stored(&path)?;
-    if stored.fingerprint != opts.fingerprint || stored.depth != Some(shallowest.depth as u32) {
-        let why = "not the solved layer the manifest names; remove the directory to solve again";
-        return Err(FileError::format(&path, why).into());
-    }
-    let e = ctx.g.engine();
-    let mut classes = Vec::with_capacity(stored.classes.len());
-    for c in &stored.classes {
-        classes.push(ValueClass {
-            outcome: c.outcome as usize,
-            distance: c.distance,
-            states: e.import(&c.nodes)?,
-        });
-    }
+    let classes = read_layer(ctx.g.engine(), dir, &opts.fingerprint, shallowest.depth)?;
     Ok(Some((rows, m.stats.outcomes, classes)))
 }

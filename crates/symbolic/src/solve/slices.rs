@@ -27,15 +27,15 @@ use crate::game::SymbolicGame;
 use crate::solve::context::Context;
 use crate::solve::error::{SolveError, SolveOrStop};
 use crate::solve::files::{
-    check_manifest_sum, layer_file_name, read_manifest, read_stored, write_checksummed,
-    write_stored, FileError, StoredLayer, NO_CHECKSUM,
+    check_manifest_sum, read_manifest, read_stored, write_checksummed, write_stored, FileError,
+    StoredLayer, NO_CHECKSUM,
 };
 use crate::solve::options::{SolveOptions, CHOICE_NODES};
 use crate::solve::slicing::{SliceFailure, SliceTask, Slicing, MAX_SLICE_BITS};
 use crate::solve::spill::{ForwardManifest, Spill};
 use crate::solve::stats::{MoverCounts, SlicedStats};
 use crate::solve::step::solve_layer;
-use crate::solve::value::{store, Outcomes, ValueClass};
+use crate::solve::value::{read_layer, store, Outcomes, ValueClass};
 
 /// What a slice job found, kept beside its classes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -210,16 +210,7 @@ fn solved_layer<E: BddEngine>(
         let outcomes = Outcomes {
             list: m.stats.outcomes.clone(),
         };
-        let path = dir.join(layer_file_name(Some(depth as u32)));
-        let mut classes = Vec::new();
-        for c in read_stored(&path)?.classes {
-            classes.push(ValueClass {
-                outcome: c.outcome as usize,
-                distance: c.distance,
-                states: e.import(&c.nodes)?,
-            });
-        }
-        return Ok((outcomes, classes));
+        return Ok((outcomes, read_layer(e, dir, &opts.fingerprint, depth)?));
     }
     let first = SliceTask {
         depth,

@@ -5,7 +5,8 @@
 use symgame_bdd::{BddEngine, BddResult};
 
 use crate::game::SymbolicGame;
-use crate::solve::files::StoredClass;
+use crate::solve::error::SolveOrStop;
+use crate::solve::files::{layer_file_name, read_stored, FileError, StoredClass};
 use crate::solve::stats::SolveStats;
 
 /// A set of states with the same value.
@@ -87,6 +88,31 @@ impl Outcomes {
             }
         }
     }
+}
+
+/// The classes of solved layer `depth` read back from its file in `dir`, which must be of
+/// `fingerprint` and of that layer.
+pub(crate) fn read_layer<E: BddEngine>(
+    e: &E,
+    dir: &std::path::Path,
+    fingerprint: &str,
+    depth: usize,
+) -> Result<Vec<ValueClass<E>>, SolveOrStop> {
+    let path = dir.join(layer_file_name(Some(depth as u32)));
+    let stored = read_stored(&path)?;
+    if stored.fingerprint != fingerprint || stored.depth != Some(depth as u32) {
+        let why = "not the solved layer the manifest names; remove the directory to solve again";
+        return Err(FileError::format(&path, why).into());
+    }
+    let mut classes = Vec::with_capacity(stored.classes.len());
+    for c in &stored.classes {
+        classes.push(ValueClass {
+            outcome: c.outcome as usize,
+            distance: c.distance,
+            states: e.import(&c.nodes)?,
+        });
+    }
+    Ok(classes)
 }
 
 /// The classes as portable node tables, for a solution file.
