@@ -67,6 +67,11 @@ pub(crate) fn solve_layered<E: BddEngine>(
                 (jobs.join(), merged)
             });
             merged?;
+            // Merged (and its manifest row written): its slices are read no more, also when the
+            // jobs of this layer failed or stopped (a resumed solve starts below it).
+            if let (Some(d), Some(dir)) = (unmerged.take(), &opts.out_dir) {
+                remove_slices(dir, d);
+            }
             // A stop of the solve itself (Ctrl-C, its deadline) is why its jobs stopped too.
             ctx.guard.check()?;
             match ran {
@@ -79,9 +84,6 @@ pub(crate) fn solve_layered<E: BddEngine>(
                     let message = "the thread running the jobs panicked".to_string();
                     return Err(SolveOrStop::Error(SolveError::Slice { depth, message }));
                 }
-            }
-            if let (Some(d), Some(dir)) = (unmerged, &opts.out_dir) {
-                remove_slices(dir, d);
             }
             unmerged = Some(depth);
             continue;

@@ -1,0 +1,183 @@
+//! A sliced solve whose job fails: the solve stops with [`SolveError::Slice`] naming the layer
+//! and quoting the job, keeps what was finished, and a resumed solve reruns only the slices
+//! without a record and ends with the files of a solve that never failed.
+//!
+//! The jobs run in this process through a [`SliceRunner`] that builds its own engine and game
+//! per slice (as a `solve-slice` process does) and fails one chosen slice once; the runners of
+//! the CLI (a process pool, Slurm) are tested end to end in `tests/slices.rs` and
+//! `tests/slurm.rs`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
+use symgame_ground::GroundGame;
+use symgame_symbolic::{
+    fingerprint, solve, solve_slice, Encoding, LayeredMode, SliceFailure, SliceRunner, SliceTask,
+    Slicing, SolveError, SolveOptions, SymbolicGame, SymbolicOptions,
+};
+use symgame_testkit::load_game;
+
+/// Runs each slice in this process with its own engine, and fails slice `fail.1` of the
+/// `fail.0`-th layer it is asked for (counting from 0), once.
+struct InProcess {
+    game: Arc<GroundGame>,
+    settings: SolveOptions,
+    fail: Mutex<Option<(usize, u32)>>,
+    /// Per call: the layer and the slices asked for.
+    calls: Mutex<Vec<(usize, Vec<u32>)>>,
+}
+
+impl SliceRunner for InProcess {
+    fn run(&self, depth: usize, count: u32, slices: &[u32]) -> Result<(), SliceFailure> {
+        let call = {
+            let mut calls = self.calls.lock().unwrap();
+            calls.push((depth, slices.to_vec()));
+            calls.len() - 1
+        };
+        let failing = {
+            let mut fail = self.fail.lock().unwrap();
+            match *fail {
+                Some((at, index)) if at == call => {
+                    *fail = None;
+                    Some(index)
+                }
+                _ => None,
+            }
+        };
+        for &index in slices {
+            if failing == Some(index) {
+                return Err(SliceFailure::Failed(format!(
+                    "slice {index}/{count}: injected failure"
+                )));
+            }
+            let game = &*self.game;
+            let enc = Encoding::with_options(game, &SymbolicOptions::default());
+            let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+            let g = SymbolicGame::new(&e, game, enc, &SymbolicOptions::default()).unwrap();
+            let task = SliceTask {
+                depth,
+                index,
+                count,
+            };
+            solve_slice(&g, &self.settings, task)
+                .map_err(|e| SliceFailure::Failed(format!("slice {index}/{count}: {e}")))?;
+        }
+        Ok(())
+    }
+}
+
+/// The options of a resumable layered solve into `dir`.
+fn settings(game: &GroundGame, dir: &Path) -> SolveOptions {
+    let enc = Encoding::with_options(game, &SymbolicOptions::default());
+    SolveOptions {
+        layered: LayeredMode::Auto,
+        out_dir: Some(dir.to_path_buf()),
+        resume: true,
+        fingerprint: fingerprint(game, &enc),
+        ..SolveOptions::default()
+    }
+}
+
+/// Solves `game` into `dir`, sliced by `runner` if given.
+fn run(
+    game: &GroundGame,
+    dir: &Path,
+    runner: Option<Arc<InProcess>>,
+) -> Result<symgame_symbolic::SolveStats, SolveError> {
+    let enc = Encoding::with_options(game, &SymbolicOptions::default());
+    let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+    let g = SymbolicGame::new(&e, game, enc, &SymbolicOptions::default()).unwrap();
+    let opts = SolveOptions {
+        slicing: runner.map(|r| Slicing {
+            bits: 1,
+            min_bytes: 0,
+            runner: r,
+        }),
+        ..settings(game, dir)
+    };
+    solve(&g, &opts, |_| {}).map(|s| s.stats)
+}
+
+/// Every solution file (`.sol`) of `dir` by name, with its bytes, and the names of the other
+/// files (the manifest records times and sittings, which differ between runs).
+fn files(dir: &Path) -> (BTreeMap<String, Vec<u8>>, Vec<String>) {
+    let mut sols = BTreeMap::new();
+    let mut others = Vec::new();
+    for f in std::fs::read_dir(dir).unwrap() {
+        let p: PathBuf = f.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".sol") {
+            sols.insert(name, std::fs::read(&p).unwrap());
+        } else {
+            others.push(name);
+        }
+    }
+    others.sort();
+    (sols, others)
+}
+
+#[test]
+fn a_failed_slice_stops_the_solve_and_a_resumed_solve_reruns_only_the_missing_slices() {
+    let game = Arc::new(load_game("connect4_4x4"));
+    let root = std::env::temp_dir().join(format!("symgame-slice-failure-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let (plain_dir, sliced_dir) = (root.join("plain"), root.join("sliced"));
+    std::fs::create_dir_all(&plain_dir).unwrap();
+    std::fs::create_dir_all(&sliced_dir).unwrap();
+    let plain = run(&game, &plain_dir, None).unwrap();
+    assert!(plain.stopped.is_none(), "the unsliced solve finishes");
+
+    // The third sliced layer fails in its second slice, after its first was solved.
+    let runner = Arc::new(InProcess {
+        game: game.clone(),
+        settings: settings(&game, &sliced_dir),
+        fail: Mutex::new(Some((2, 1))),
+        calls: Mutex::new(Vec::new()),
+    });
+    let err = run(&game, &sliced_dir, Some(runner.clone())).unwrap_err();
+    let calls = runner.calls.lock().unwrap().clone();
+    assert_eq!(
+        calls.len(),
+        3,
+        "the solve stops at the failed layer: {calls:?}"
+    );
+    let failed_depth = calls[2].0;
+    match &err {
+        SolveError::Slice { depth, message } => {
+            assert_eq!(*depth, failed_depth);
+            assert!(message.contains("injected failure"), "{message}");
+        }
+        other => panic!("expected a slice failure, got {other}"),
+    }
+    assert!(err.to_string().contains("injected failure"), "{err}");
+
+    // Resumed: the failed layer's first slice has its record and is not solved again.
+    let resumed_runner = Arc::new(InProcess {
+        game: game.clone(),
+        settings: settings(&game, &sliced_dir),
+        fail: Mutex::new(None),
+        calls: Mutex::new(Vec::new()),
+    });
+    let resumed = run(&game, &sliced_dir, Some(resumed_runner.clone())).unwrap();
+    assert!(resumed.stopped.is_none());
+    let again = resumed_runner.calls.lock().unwrap().clone();
+    assert_eq!(again.first(), Some(&(failed_depth, vec![1])), "{again:?}");
+    assert!(
+        again.iter().skip(1).all(|(d, _)| *d < failed_depth),
+        "the layers below the failed one only: {again:?}"
+    );
+    assert_eq!(resumed.outcomes, plain.outcomes);
+    assert_eq!(resumed.per_outcome, plain.per_outcome);
+    let ((sliced, sliced_others), (plain, plain_others)) = (files(&sliced_dir), files(&plain_dir));
+    assert_eq!(sliced_others, plain_others, "no slice file is left behind");
+    assert_eq!(
+        sliced.keys().collect::<Vec<_>>(),
+        plain.keys().collect::<Vec<_>>()
+    );
+    for (name, bytes) in &plain {
+        assert!(&sliced[name] == bytes, "{name} differs");
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
