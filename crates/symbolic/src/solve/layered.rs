@@ -11,7 +11,7 @@ use crate::solve::error::{SolveError, SolveOrStop};
 use crate::solve::files::{read_manifest, write_layer, write_manifest};
 use crate::solve::options::SolveOptions;
 use crate::solve::slices::{read_sliced, remove_slices, run_slices, slice_count, SlicedLayer};
-use crate::solve::slicing::{SliceFailure, Slicing};
+use crate::solve::slicing::{SliceFailure, SlicePass, Slicing};
 use crate::solve::spill::Spill;
 use crate::solve::stats::{GameKind, SolveLayerStats, SolveStats};
 use crate::solve::step::solve_layer;
@@ -81,7 +81,7 @@ pub(crate) fn solve_layered<E: BddEngine>(
                 }
             }
             if let (Some(d), Some(dir)) = (unmerged, &opts.out_dir) {
-                remove_slices(dir, d);
+                remove_slices(dir, SlicePass::Backward, d);
             }
             unmerged = Some(depth);
             continue;
@@ -90,7 +90,7 @@ pub(crate) fn solve_layered<E: BddEngine>(
             let slicing = opts.slicing.as_ref().expect("sliced before");
             next = merge(ctx, &mut done, &mut outcomes, slicing, d)?;
             if let Some(dir) = &opts.out_dir {
-                remove_slices(dir, d);
+                remove_slices(dir, SlicePass::Backward, d);
             }
         }
         let (nonterminal, terminal) = spill.read(g, depth)?;
@@ -118,7 +118,7 @@ pub(crate) fn solve_layered<E: BddEngine>(
         let slicing = opts.slicing.as_ref().expect("sliced before");
         merge(ctx, &mut done, &mut outcomes, slicing, d)?;
         if let Some(dir) = &opts.out_dir {
-            remove_slices(dir, d);
+            remove_slices(dir, SlicePass::Backward, d);
         }
     }
     stats.kind = if is_constant_sum(&outcomes.list) {
