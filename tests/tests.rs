@@ -17,6 +17,7 @@ mod plan;
 mod play;
 mod plot;
 mod prove;
+mod reach_slices;
 mod serve;
 mod slices;
 mod slurm;

@@ -26,6 +26,7 @@ mod play;
 mod prove;
 mod query;
 mod reach;
+mod reach_slice;
 mod serve;
 mod slices;
 mod slurm;
@@ -53,6 +54,9 @@ enum Command {
     Prove(prove::Args),
     /// Count the reachable states symbolically (BDDs), layer by layer.
     Reach(reach::Args),
+    /// Expand one slice of one layer of a `reach --jobs N` run in its directory (a job that a
+    /// process pool or a batch scheduler starts; see docs/distributed.md).
+    ReachSlice(reach_slice::Args),
     /// Solve the game strongly: the value of every reachable state, by retrograde analysis.
     Solve(solve::Args),
     /// Solve one slice of one layer of a `solve --jobs N` run in its directory (a job that a
@@ -80,6 +84,7 @@ fn main() -> ExitCode {
         Command::Explore(a) => explore::run(a),
         Command::Prove(a) => prove::run(a),
         Command::Reach(a) => reach::run(a),
+        Command::ReachSlice(a) => reach_slice::run(a),
         Command::Solve(a) => solve::run(a),
         Command::SolveSlice(a) => slices::run(a),
         Command::Verify(a) => verify::run(a),

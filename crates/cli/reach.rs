@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use symgame_symbolic::{
     Encoding, EncodingKind, ExplicitRun, KeptReachJob, Order, Phase, ReachJob, ReachStats,
-    ReachStore, SetupLog, StopReason, SymbolicError, SymbolicOptions,
+    ReachStore, SetupLog, SlicePass, Slicing, StopReason, SymbolicError, SymbolicOptions,
 };
 
 #[derive(clap::Args)]
@@ -34,6 +34,11 @@ pub struct Args {
     /// and its seconds count over all sittings. A complete search is reported as found.
     #[arg(long, value_name = "DIR")]
     resume: Option<std::path::PathBuf>,
+    /// --jobs N (with --resume DIR): each large layer's successors found in slices by
+    /// `symgame reach-slice` jobs (games compiled once over all states; a game compiled within
+    /// each layer expands every layer in this process). See docs/distributed.md.
+    #[command(flatten)]
+    jobs: crate::slices::JobsArgs,
     // The time limit bounds grounding too.
     #[command(flatten)]
     run: LayerRunArgs,
@@ -176,6 +181,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         Some(dir) => Some(ReachStore::open(dir, &game)?),
         None => None,
     };
+    let slicing = slicing(&a, &clock)?;
     // The encoding of the search found in --resume DIR, used by the first attempt only.
     let mut stored = store
         .as_ref()
@@ -253,6 +259,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 limits: &limits,
                 explicit,
                 store,
+                slicing: slicing.as_ref(),
                 progress: on_layer,
             }),
             None => setup.run(ReachJob {
@@ -307,6 +314,16 @@ pub fn run(a: Args) -> Result<(), Failure> {
         break (stats, bits, mutex_groups, setup_seconds);
     };
     progress.clear();
+    if let (Some(e), Some(store)) = (&stats.slice_error, &store) {
+        return Err(Failure::new(
+            Kind::Internal,
+            format!(
+                "{e}; the search stopped after {} finished layers, kept in {}",
+                stats.layers.len(),
+                store.dir().display()
+            ),
+        ));
+    }
     if let (Some(e), Some(store)) = (&stats.store_error, &store) {
         return Err(Failure::new(
             Kind::Input,
@@ -339,6 +356,35 @@ pub fn run(a: Args) -> Result<(), Failure> {
         ))),
     };
     crate::plot::outcome(plot, run)
+}
+
+/// The slicing of a search kept in `--resume DIR` with `--jobs`, `--slices` or `--slurm`.
+fn slicing(a: &Args, clock: &crate::args::Clock) -> Result<Option<Slicing>, Failure> {
+    let Some(dir) = &a.resume else {
+        if a.jobs.asked() {
+            return Err(Failure::input(
+                "--jobs, --slices and --slurm need --resume DIR: the jobs share the search's \
+                 layer files",
+            ));
+        }
+        return Ok(None);
+    };
+    let extra = [
+        ("--cluster-nodes", a.cluster_nodes),
+        ("--terminal-cluster-nodes", a.terminal_cluster_nodes),
+    ];
+    let spec = crate::slices::JobSpec {
+        pass: SlicePass::Forward,
+        game: &a.game.game,
+        dir,
+        engine: &a.engine,
+        limits: &a.run.limits,
+        extra: extra
+            .iter()
+            .flat_map(|(flag, n)| [flag.into(), n.to_string().into()])
+            .collect(),
+    };
+    a.jobs.slicing(&spec, clock)
 }
 
 /// What a run that ended in its set-up reports: the phases it went through, and the layers
@@ -475,6 +521,7 @@ fn print_text(h: &Header, facts: &RunFacts, stats: &ReachStats) {
             stats.sittings
         );
     }
+    print_sliced(stats);
     if stats.explicit_layers > 0 {
         println!(
             "the first {} layers were expanded state by state (explicit reasoner)",
@@ -486,6 +533,23 @@ fn print_text(h: &Header, facts: &RunFacts, stats: &ReachStats) {
             "{} later layers were expanded state by state, where that was measured cheaper than \
              compiling the game within the layer",
             stats.explicit_later
+        );
+    }
+}
+
+/// One line per layer expanded in slices: its jobs' image seconds and peak nodes, the merge.
+fn print_sliced(stats: &ReachStats) {
+    for (k, l) in stats.layers.iter().enumerate() {
+        let Some(s) = &l.sliced else { continue };
+        let seconds: Vec<String> = s.solve_seconds.iter().map(|t| format!("{t:.2}")).collect();
+        let peak: Vec<String> = s.peak_nodes.iter().map(usize::to_string).collect();
+        println!(
+            "layer {k} expanded in {} slices: jobs' images {} s, peak nodes {}; merged in \
+             {:.2} s",
+            s.slices,
+            seconds.join(" "),
+            peak.join(" "),
+            s.merge_seconds
         );
     }
 }

@@ -1,8 +1,11 @@
 //! Layer slices as separate processes: `symgame solve-slice` (one slice of one layer, reading
-//! and writing only files of the solve's directory) and the local process pool that
-//! `solve --jobs N` runs them with ([`LocalPool`]).
+//! and writing only files of the solve's directory), the flags that ask for them
+//! ([`JobsArgs`], shared with `reach --jobs N`, whose jobs are `symgame reach-slice`) and the
+//! local process pool that runs them ([`LocalPool`]).
 
-use crate::args::{symbolic_options, Clock, EngineArgs, GameArg, LimitArgs, OutputArgs, Solving};
+use crate::args::{
+    symbolic_options, Clock, EngineArgs, EngineDefaults, GameArg, LimitArgs, OutputArgs, Solving,
+};
 use crate::failure::Failure;
 use crate::output::print_json;
 use crate::slurm::SlurmRunner;
@@ -14,8 +17,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use symgame_symbolic::{
-    fingerprint, resumable_encoding, SliceFailure, SliceJob, SliceRunner, SliceTask, Slicing,
-    SolveError, SolveOptions, StopReason, SymbolicError, MAX_SLICE_BITS,
+    fingerprint, resumable_encoding, SliceFailure, SliceJob, SlicePass, SliceRunner, SliceTask,
+    Slicing, SolveError, SolveOptions, StopReason, SymbolicError, MAX_SLICE_BITS,
 };
 
 /// `symgame solve-slice`.
@@ -46,7 +49,7 @@ pub struct Args {
 }
 
 /// `--slice I/N`.
-fn parse_slice(s: &str) -> Result<(u32, u32), String> {
+pub(crate) fn parse_slice(s: &str) -> Result<(u32, u32), String> {
     let bad = || format!("expected I/N (slice I of N, N a power of two up to 256), not {s:?}");
     let (i, n) = s.split_once('/').ok_or_else(bad)?;
     let (i, n): (u32, u32) = (
@@ -89,67 +92,83 @@ pub fn run(a: Args) -> Result<(), Failure> {
         ..symbolic_options(&clock)
     };
     let task = SliceTask {
+        pass: SlicePass::Backward,
         depth: a.layer,
         index: a.slice.0,
         count: a.slice.1,
     };
     let setup = a.engine.setup(&game, encoding, &config, &sym);
-    match setup.run(SliceJob {
+    let result = setup.run(SliceJob {
         settings: &opts,
         task,
-    }) {
-        Ok(record) if a.output.json => print_json(&record),
-        Ok(record) => {
-            println!(
-                "slice {}/{} of layer {}: solved in {:.3} s, peak BDD {} nodes",
-                task.index, task.count, task.depth, record.solve_seconds, record.peak_nodes
-            );
-            Ok(())
-        }
-        Err(SolveError::Symbolic(SymbolicError::Bdd(_))) if a.output.json => {
-            print_json(&Stopped {
-                stopped: StopReason::OutOfMemory,
-            })?;
-            Err(Failure::limit(format!(
-                "{}: slice {}/{} of layer {} not solved",
-                StopReason::OutOfMemory,
-                task.index,
-                task.count,
-                task.depth
-            )))
-        }
-        Err(SolveError::Symbolic(SymbolicError::Stopped(r))) => {
-            if a.output.json {
-                print_json(&Stopped { stopped: r })?;
-            }
-            Err(Failure::limit(format!(
-                "{r}: slice {}/{} of layer {} not solved",
-                task.index, task.count, task.depth
-            )))
-        }
-        Err(e) => Err(Failure::from(e).about(a.game.display())),
-    }
+    });
+    job_outcome(result, &task, a.output.json, a.game.display(), |r| {
+        format!(
+            "solved in {:.3} s, peak BDD {} nodes",
+            r.solve_seconds, r.peak_nodes
+        )
+    })
 }
 
-/// `--jobs`, `--slices` and `--slice-min-bytes` of `solve`.
+/// What a slice job prints and how it exits: its record (`--json`) or `done`'s line; a limit,
+/// or the engine out of nodes, as `{"stopped": ...}` under `--json` and exit code 3 (the pool
+/// reads the reason), any other error as itself.
+pub(crate) fn job_outcome<T: serde::Serialize>(
+    result: Result<T, SolveError>,
+    task: &SliceTask,
+    json: bool,
+    game: impl std::fmt::Display,
+    done: impl FnOnce(&T) -> String,
+) -> Result<(), Failure> {
+    let not_done = |r: StopReason| {
+        Failure::limit(format!(
+            "{r}: slice {}/{} of layer {} not finished",
+            task.index, task.count, task.depth
+        ))
+    };
+    let stopped = match result {
+        Ok(record) if json => return print_json(&record),
+        Ok(record) => {
+            println!(
+                "slice {}/{} of layer {}: {}",
+                task.index,
+                task.count,
+                task.depth,
+                done(&record)
+            );
+            return Ok(());
+        }
+        Err(SolveError::Symbolic(SymbolicError::Bdd(_))) if json => StopReason::OutOfMemory,
+        Err(SolveError::Symbolic(SymbolicError::Stopped(r))) => r,
+        Err(e) => return Err(Failure::from(e).about(game)),
+    };
+    if json {
+        print_json(&Stopped { stopped })?;
+    }
+    Err(not_done(stopped))
+}
+
+/// `--jobs`, `--slices` and `--slice-min-bytes` of `solve` and `reach`.
 #[derive(clap::Args)]
 pub struct JobsArgs {
-    /// Solve each large layer in slices, N processes at once (`symgame solve-slice`, each with
-    /// its own BDD engine and a 1/N share of the memory), with --out or --resume: the jobs
-    /// share the solve's files. 1: every layer in this process.
+    /// Solve (solve) or expand (reach) each large layer in slices, N processes at once
+    /// (`symgame solve-slice` or `symgame reach-slice`, each with its own BDD engine and a 1/N
+    /// share of the memory), with a directory (solve: --out or --resume; reach: --resume): the
+    /// jobs share its files. 1: every layer in this process.
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=256))]
     pub jobs: u32,
     /// Slices per layer (a power of two up to 256; default: --jobs rounded up to one).
     #[arg(long, value_name = "N", value_parser = parse_slices)]
     pub slices: Option<u32>,
-    /// Layers whose forward file is smaller than this are solved in this process (a job's
-    /// set-up would cost more than the slice saves); 0 slices every layer.
+    /// Layers whose forward file is smaller than this are solved (expanded) in this process (a
+    /// job's set-up would cost more than the slice saves); 0 slices every layer.
     #[arg(long, value_name = "SIZE", default_value = "256K", value_parser = parse_bytes)]
     pub slice_min_bytes: u64,
-    /// Run the slice jobs as Slurm job arrays (sbatch), one array a layer, each after the
-    /// deeper layer's; every layer is sliced (--slices, default 2). The directory must be
-    /// shared by the nodes; this process waits and merges. See docs/distributed.md.
+    /// Run the slice jobs as Slurm job arrays (sbatch), one array a layer (solve: all queued
+    /// at once, each after the deeper layer's; reach: each queued when the search reaches its
+    /// layer); every layer is sliced (--slices, default 2). The directory must be shared by
+    /// the nodes; this process waits and merges. See docs/distributed.md.
     #[arg(long, conflicts_with = "jobs")]
     pub slurm: bool,
     /// A further option for sbatch, such as --sbatch=--partition=long or --sbatch=--mem=16G
@@ -179,18 +198,20 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
 }
 
 impl JobsArgs {
-    /// The slicing of a solve writing `dir`, if more than one job or slice is asked for.
-    pub fn slicing(
+    /// Whether more than one job or slice is asked for (which needs a directory).
+    pub fn asked(&self) -> bool {
+        self.slurm || self.jobs > 1 || self.slices.is_some_and(|n| n > 1)
+    }
+
+    /// The slicing of a run whose jobs are `spec`, if more than one job or slice is asked for.
+    pub fn slicing<K: EngineDefaults>(
         &self,
-        game: &Path,
-        dir: &Path,
-        engine: &EngineArgs<Solving>,
-        limits: &LimitArgs,
+        spec: &JobSpec<'_, K>,
         clock: &Clock,
     ) -> Result<Option<Slicing>, Failure> {
         if self.slurm {
-            let args = job_command(game, dir, engine, engine.memory, limits)?;
-            let runner = SlurmRunner::new(args, dir, self.sbatch.clone(), clock)?;
+            let args = spec.command(spec.engine.memory)?;
+            let runner = SlurmRunner::new(args, spec.pass, spec.dir, self.sbatch.clone(), clock)?;
             return Ok(Some(Slicing {
                 bits: self.slices.unwrap_or(2).trailing_zeros(),
                 // Every layer: the arrays are queued at once, each reading the one before.
@@ -202,7 +223,7 @@ impl JobsArgs {
         if slices <= 1 && self.jobs <= 1 {
             return Ok(None);
         }
-        let pool = LocalPool::new(game, dir, self.jobs, engine, limits, clock)?;
+        let pool = LocalPool::new(spec, self.jobs, clock)?;
         Ok(Some(Slicing {
             bits: slices.trailing_zeros(),
             min_bytes: self.slice_min_bytes,
@@ -211,49 +232,70 @@ impl JobsArgs {
     }
 }
 
+/// What the jobs of a sliced run are: the pass (`solve-slice` or `reach-slice`), the game,
+/// the directory, the engine and limits, and further flags of the job.
+pub struct JobSpec<'a, K: EngineDefaults> {
+    /// Which command the jobs run, and how their files are named.
+    pub pass: SlicePass,
+    /// The game file.
+    pub game: &'a Path,
+    /// The run's directory.
+    pub dir: &'a Path,
+    /// The engine flags the jobs take over.
+    pub engine: &'a EngineArgs<K>,
+    /// The node limit the jobs take over.
+    pub limits: &'a LimitArgs,
+    /// Further flags of the job (`reach`'s clustering).
+    pub extra: Vec<OsString>,
+}
+
+impl<K: EngineDefaults> JobSpec<'_, K> {
+    /// The command line of a job, up to `--layer` and `--slice`: `symgame solve-slice GAME
+    /// --dir DIR` (or `reach-slice`), the engine flags, `--memory` if given, the node limit,
+    /// the further flags, `--json`. Paths are made absolute, so that a job started elsewhere
+    /// (a batch scheduler) finds them.
+    pub(crate) fn command(&self, memory: Option<u64>) -> Result<Vec<OsString>, Failure> {
+        let exe = std::env::current_exe()
+            .map_err(|e| Failure::internal(format!("cannot find the symgame program: {e}")))?;
+        let sub = match self.pass {
+            SlicePass::Backward => "solve-slice",
+            SlicePass::Forward => "reach-slice",
+        };
+        let mut args: Vec<OsString> = vec![exe.into(), sub.into(), absolute(self.game).into()];
+        args.extend(["--dir".into(), absolute(self.dir).into()]);
+        let engine = self.engine;
+        for (flag, value) in [
+            ("--backend", engine.backend.to_string()),
+            ("--threads", engine.threads.to_string()),
+            ("--cache-log2", engine.cache_log2.to_string()),
+        ] {
+            args.extend([flag.into(), value.into()]);
+        }
+        match memory {
+            Some(m) => args.extend(["--memory".into(), m.to_string().into()]),
+            None => args.extend(["--nodes-log2".into(), engine.nodes_log2.to_string().into()]),
+        }
+        if let Some(n) = self.limits.node_limit {
+            args.extend(["--node-limit".into(), n.to_string().into()]);
+        }
+        args.extend(self.extra.iter().cloned());
+        args.push("--json".into());
+        Ok(args)
+    }
+}
+
 /// Runs slice jobs as child processes of this one, at most `jobs` at once. Each job's output
 /// goes to `slice-DDDD-I-of-N.log` in the directory (removed with the slice's files once the
 /// layer is merged, kept when the job fails). On Ctrl-C the running jobs are killed: their
 /// files are written atomically, so a rerun solves those slices again.
 pub struct LocalPool {
-    /// The job's command line up to `--layer` ([`job_command`]).
+    /// The job's command line up to `--layer` ([`JobSpec::command`]).
     args: Vec<OsString>,
+    pass: SlicePass,
     dir: PathBuf,
     jobs: usize,
     clock: Clock,
     cancel: Arc<AtomicBool>,
-}
-
-/// The command line of a slice job, up to `--layer` and `--slice`: `symgame solve-slice GAME
-/// --dir DIR`, the engine flags, `--memory` if given, the node limit, `--json`. Paths are made
-/// absolute, so that a job started elsewhere (a batch scheduler) finds them.
-pub(crate) fn job_command(
-    game: &Path,
-    dir: &Path,
-    engine: &EngineArgs<Solving>,
-    memory: Option<u64>,
-    limits: &LimitArgs,
-) -> Result<Vec<OsString>, Failure> {
-    let exe = std::env::current_exe()
-        .map_err(|e| Failure::internal(format!("cannot find the symgame program: {e}")))?;
-    let mut args: Vec<OsString> = vec![exe.into(), "solve-slice".into(), absolute(game).into()];
-    args.extend(["--dir".into(), absolute(dir).into()]);
-    for (flag, value) in [
-        ("--backend", engine.backend.to_string()),
-        ("--threads", engine.threads.to_string()),
-        ("--cache-log2", engine.cache_log2.to_string()),
-    ] {
-        args.extend([flag.into(), value.into()]);
-    }
-    match memory {
-        Some(m) => args.extend(["--memory".into(), m.to_string().into()]),
-        None => args.extend(["--nodes-log2".into(), engine.nodes_log2.to_string().into()]),
-    }
-    if let Some(n) = limits.node_limit {
-        args.extend(["--node-limit".into(), n.to_string().into()]);
-    }
-    args.push("--json".into());
-    Ok(args)
 }
 
 /// `p` as an absolute path (as given if that fails).
@@ -262,18 +304,16 @@ pub(crate) fn absolute(p: &Path) -> PathBuf {
 }
 
 impl LocalPool {
-    fn new(
-        game: &Path,
-        dir: &Path,
+    fn new<K: EngineDefaults>(
+        spec: &JobSpec<'_, K>,
         jobs: u32,
-        engine: &EngineArgs<Solving>,
-        limits: &LimitArgs,
         clock: &Clock,
     ) -> Result<LocalPool, Failure> {
-        let args = job_command(game, dir, engine, engine.memory_share(jobs), limits)?;
+        let args = spec.command(spec.engine.memory_share(jobs))?;
         Ok(LocalPool {
             args,
-            dir: absolute(dir),
+            pass: spec.pass,
+            dir: absolute(spec.dir),
             jobs: jobs as usize,
             clock: *clock,
             cancel: crate::signals::cancel_flag(),
@@ -344,6 +384,7 @@ fn job_failure(status: std::process::ExitStatus, log: &Path, task: &SliceTask) -
 impl SliceRunner for LocalPool {
     fn run(&self, depth: usize, count: u32, slices: &[u32]) -> Result<(), SliceFailure> {
         let mut queue = slices.iter().map(|&index| SliceTask {
+            pass: self.pass,
             depth,
             index,
             count,

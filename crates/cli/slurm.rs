@@ -4,6 +4,9 @@
 //! Every job is `symgame solve-slice`, reading and writing only the solve's directory, which
 //! every node must see. This process stays as the driver: it submits the arrays, waits for
 //! each layer's slice records, and merges the layers into the solution as they come.
+//!
+//! `reach --slurm`: a forward layer's jobs read the layer, which the merge of the layer before
+//! makes, so the driver queues one array a layer when the search reaches it (no chain).
 
 use crate::failure::Failure;
 use crate::slices::{absolute, log_path};
@@ -14,14 +17,16 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use symgame_symbolic::{SliceFailure, SliceRunner, SliceTask, StopReason};
+use symgame_symbolic::{SliceFailure, SlicePass, SliceRunner, SliceTask, StopReason};
 
 use crate::args::Clock;
 
 /// Submits and watches the job arrays of a sliced solve.
 pub struct SlurmRunner {
-    /// The job's command line up to `--layer` ([`crate::slices::job_command`]).
+    /// The job's command line up to `--layer` ([`crate::slices::JobSpec::command`]).
     args: Vec<OsString>,
+    /// Backward (the arrays of all layers chained at once) or forward (one array at a time).
+    pass: SlicePass,
     dir: PathBuf,
     /// Further `sbatch` options, as given (`--partition=...`, `--mem=...`, `--time=...`).
     options: Vec<String>,
@@ -39,6 +44,7 @@ impl SlurmRunner {
     /// the path.
     pub fn new(
         args: Vec<OsString>,
+        pass: SlicePass,
         dir: &Path,
         options: Vec<String>,
         clock: &Clock,
@@ -52,6 +58,7 @@ impl SlurmRunner {
         }
         Ok(SlurmRunner {
             args,
+            pass,
             dir: absolute(dir),
             options,
             clock: *clock,
@@ -77,32 +84,41 @@ impl SlurmRunner {
 
     /// Submits the arrays of layers `depth` down to 0, each after the one before (the slices
     /// `first` of layer `depth`, all of the others): returns nothing until all are queued.
+    /// Forward layers: the array of layer `depth` alone.
     fn submit_chain(&self, depth: usize, count: u32, first: &[u32]) -> Result<(), SliceFailure> {
         let mut arrays = self.arrays.lock().unwrap_or_else(|e| e.into_inner());
         let mut after: Option<String> = None;
-        for d in (0..=depth).rev() {
+        let last = match self.pass {
+            SlicePass::Backward => 0,
+            SlicePass::Forward => depth,
+        };
+        for d in (last..=depth).rev() {
             let list: Vec<String> = if d == depth {
                 first.iter().map(u32::to_string).collect()
             } else {
                 (0..count).map(|i| i.to_string()).collect()
             };
-            // Named like the slices' files, so it goes with them once the layer is merged.
-            let script = self.dir.join(format!("slice-{d:04}-array.sh"));
-            std::fs::write(&script, self.script(d, count)).map_err(|e| {
-                SliceFailure::Failed(format!("cannot write {}: {e}", script.display()))
-            })?;
             let task = SliceTask {
+                pass: self.pass,
                 depth: d,
                 index: 0,
                 count,
             };
+            // Named like the slices' files, so it goes with them once the layer is merged.
+            let script = task.array_script_path(&self.dir);
+            std::fs::write(&script, self.script(d, count)).map_err(|e| {
+                SliceFailure::Failed(format!("cannot write {}: {e}", script.display()))
+            })?;
             // `%a` is the array task: the same log file the local pool writes.
             let log = log_path(&self.dir, &task)
                 .to_string_lossy()
                 .replace("-0-of-", "-%a-of-");
             let mut cmd = Command::new("sbatch");
             cmd.arg("--parsable")
-                .arg(format!("--job-name=symgame-{d}"))
+                .arg(match self.pass {
+                    SlicePass::Backward => format!("--job-name=symgame-{d}"),
+                    SlicePass::Forward => format!("--job-name=symgame-reach-{d}"),
+                })
                 .arg(format!("--array={}", list.join(",")))
                 .arg(format!("--output={log}"))
                 .args(&self.options);
@@ -170,6 +186,7 @@ impl SliceRunner for SlurmRunner {
         };
         let tasks: Vec<SliceTask> = (0..count)
             .map(|index| SliceTask {
+                pass: self.pass,
                 depth,
                 index,
                 count,

@@ -154,9 +154,17 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
     let config = a.engine.config()?;
     let clock = a.run.limits.start();
     let slicing = match &a.out {
-        Some(dir) => a
-            .jobs
-            .slicing(&a.game.game, dir, &a.engine, &a.run.limits, &clock)?,
+        Some(dir) => {
+            let spec = crate::slices::JobSpec {
+                pass: symgame_symbolic::SlicePass::Backward,
+                game: &a.game.game,
+                dir,
+                engine: &a.engine,
+                limits: &a.run.limits,
+                extra: Vec::new(),
+            };
+            a.jobs.slicing(&spec, &clock)?
+        }
         None if a.jobs.jobs > 1 || a.jobs.slices.is_some_and(|n| n > 1) => {
             return Err(Failure::input(
                 "--jobs and --slices need --out DIR or --resume DIR: the jobs share the \

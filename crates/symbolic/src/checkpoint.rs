@@ -9,7 +9,8 @@
 //! finished layers whose files are complete, and a resumed run starts from the frontier of the
 //! last manifest written. The manifest records the encoding too, so that a resumed run reads
 //! the layers over the same variables without proving the fluent groups again; its fingerprint
-//! ([`fingerprint`]) ties it to the ground game.
+//! ([`fingerprint`]) ties it to the ground game. A layer expanded in slices (`reach --jobs N`,
+//! module `reach_slices`) has its slices' files there too while it is expanded.
 
 use std::path::{Path, PathBuf};
 
@@ -108,6 +109,19 @@ impl ReachStore {
     /// The directory.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The fingerprint of the search this run keeps (once begun or resumed).
+    pub(crate) fn fingerprint(&self) -> Option<&str> {
+        self.current.as_ref().map(|m| m.fingerprint.as_str())
+    }
+
+    /// The manifest of the search kept in `dir`, checked as [`ReachStore::open`] checks it,
+    /// without touching the directory (a slice job reads it while other jobs write there).
+    pub fn read_manifest(dir: &Path, game: &GroundGame) -> Result<ReachManifest, FileError> {
+        let path = dir.join(REACH_MANIFEST);
+        let text = std::fs::read_to_string(&path).map_err(|e| FileError::io(&path, e))?;
+        parse_manifest(&path, &text, game)
     }
 
     /// Starts a new search over `encoding`: the manifest and layer files found are removed.
@@ -283,9 +297,12 @@ fn parse_manifest(path: &Path, text: &str, game: &GroundGame) -> Result<ReachMan
     Ok(ReachManifest { encoding: enc, ..m })
 }
 
-/// Whether `name` is the manifest or a layer file of a search.
+/// Whether `name` is the manifest or a layer file of a search (its slices' files
+/// included: `reach-slice-...`, `reach-expand-...`).
 fn is_ours(name: &str) -> bool {
-    name == REACH_MANIFEST || name.starts_with("reach-") && name.ends_with(".layer")
+    name == REACH_MANIFEST
+        || name.starts_with("reach-") && name.ends_with(".layer")
+        || name.starts_with("reach-slice-")
 }
 
 /// Removes the manifest and layer files of a search in `dir` (only ours).

@@ -68,6 +68,7 @@ mod plan;
 mod prefix;
 mod profile;
 mod reach;
+mod reach_slices;
 mod reach_stats;
 mod solve;
 #[cfg(test)]
@@ -98,6 +99,7 @@ pub use profile::{Phase, SetupLog};
 pub use reach::{
     reach, reach_count, reach_until, KeptReachJob, LayerStats, Reach, ReachJob, ReachStats,
 };
+pub use reach_slices::{expand_path, reach_slice, ReachSliceJob, ReachSliceRecord};
 pub use solve::error::SolveError;
 pub use solve::files::{
     fingerprint, layer_file_name, read_manifest, read_stored, solution_encoding, write_atomic,
@@ -106,7 +108,9 @@ pub use solve::files::{
 };
 pub use solve::options::{LayeredMode, SolveOptions, ValueRule};
 pub use solve::slices::{solve_slice, SliceJob, SliceRecord};
-pub use solve::slicing::{SliceFailure, SliceRunner, SliceTask, Slicing, MAX_SLICE_BITS};
+pub use solve::slicing::{
+    SliceFailure, SlicePass, SliceRunner, SliceTask, Slicing, MAX_SLICE_BITS,
+};
 pub use solve::solution::{read_solution, Solution};
 pub use solve::spill::{resumable_encoding, FORWARD_MANIFEST};
 pub use solve::stats::{

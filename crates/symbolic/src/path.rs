@@ -123,6 +123,7 @@ fn bidir<E: BddEngine>(
             seconds: guard.started.elapsed().as_secs_f64(),
             engine_nodes: e.live_nodes(),
             peak_resident: symgame_limits::peak_resident_bytes(),
+            sliced: None,
         })
     };
     let mut fwd = vec![g.init().clone()];

@@ -12,8 +12,10 @@ use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
 use crate::interrupt::Interrupt;
 use crate::prefix::ExplicitRun;
+use crate::reach_slices::{Images, ReachSlicer};
 pub use crate::reach_stats::{LayerStats, ReachStats};
 use crate::solve::files::FileError;
+use crate::solve::slicing::Slicing;
 
 /// The result of [`reach`]: statistics, the reached set, and the layers if asked for.
 pub struct Reach<E: BddEngine> {
@@ -178,6 +180,24 @@ pub(crate) fn next_layer<E: BddEngine>(
     guard: &Guard,
     on_expand: &mut dyn FnMut(&E::Bdd),
 ) -> Result<(E::Bdd, E::Bdd), Interrupt> {
+    step_layer(g, bfs, k, keep_reached, guard, on_expand, None)
+}
+
+/// Where the successors of a layer's non-terminal states come from when not from this
+/// process's partitions: the jobs of the layer's slices ([`ReachSlicer::images`]).
+type SlicedImages<'a, E> = &'a dyn Fn(&<E as BddEngine>::Bdd) -> Result<Images<E>, Interrupt>;
+
+/// [`next_layer`], whose symbolic image is `sliced`'s if given (the explicit and layerwise
+/// steps never are).
+fn step_layer<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    bfs: &mut Bfs<E>,
+    k: usize,
+    keep_reached: bool,
+    guard: &Guard,
+    on_expand: &mut dyn FnMut(&E::Bdd),
+    sliced: Option<SlicedImages<'_, E>>,
+) -> Result<(E::Bdd, E::Bdd), Interrupt> {
     let e = g.engine();
     let limit_nodes = guard.limits.max_nodes.is_some();
     let mut layered = bfs.layered.clone();
@@ -192,6 +212,8 @@ pub(crate) fn next_layer<E: BddEngine>(
         }
     }
     let mut images = Vec::new();
+    // Sliced: the non-terminal successors, from the jobs.
+    let mut sliced_cut = None;
     let mut expand = None;
     // An explicit step reports its non-terminal states before it builds their successors.
     let step = match &mut bfs.explicit {
@@ -227,19 +249,21 @@ pub(crate) fn next_layer<E: BddEngine>(
         }
         (None, None) => {
             on_expand(&bfs.expand);
-            for (c, p) in g.clusters().iter().enumerate() {
-                guard.check()?;
-                if p.breaks_groups(e, &bfs.expand)? {
+            let found = match sliced {
+                Some(images_of) => images_of(&bfs.expand)?.map(|(union, cut)| {
+                    sliced_cut = Some(cut);
+                    union
+                }),
+                None => cluster_images(g, &bfs.expand, guard, &mut images)?,
+            };
+            match found {
+                Some(union) => union,
+                None => {
                     // No image of this layer can be trusted: the caller stops here.
                     g.mark_broken();
                     return Ok((e.constant(false), e.constant(false)));
                 }
-                let img = p.image(e, &bfs.expand)?;
-                if !e.is_false(&img) {
-                    images.push((c, img));
-                }
             }
-            or_all(e, images.iter().map(|(_, b)| b.clone()).collect())?
         }
     };
     // Layered: if every new state has potential p0 + k + 1, no earlier layer (potential
@@ -273,6 +297,8 @@ pub(crate) fn next_layer<E: BddEngine>(
     // A successor (under one cluster) of a non-terminal state is terminal only by a terminal
     // part that cluster can make true, so each image is cut by its cluster's parts only.
     let new_expand = match images.as_slice() {
+        // In slices: each job cut its images as below.
+        _ if sliced_cut.is_some() => e.and(&sliced_cut.take().expect("checked"), &new)?,
         // Compiled within each layer: cut when the new layer is expanded.
         _ if g.is_layerwise() => new.clone(),
         // Expanded explicitly: the next step cuts it the same way, or is symbolic.
@@ -310,6 +336,31 @@ fn layerwise_stop(err: SymbolicError, guard: &Guard) -> Interrupt {
         SymbolicError::TooManyJointMoves { .. } => StopReason::NodeLimit,
         _ => StopReason::OutOfMemory,
     })
+}
+
+/// The successors of `expand` under each cluster (those with successors, into `images`) and
+/// their union; `None` if a state of `expand` breaks an assumed group.
+fn cluster_images<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    expand: &E::Bdd,
+    guard: &Guard,
+    images: &mut Vec<(usize, E::Bdd)>,
+) -> Result<Option<E::Bdd>, Interrupt> {
+    let e = g.engine();
+    for (c, p) in g.clusters().iter().enumerate() {
+        guard.check()?;
+        if p.breaks_groups(e, expand)? {
+            return Ok(None);
+        }
+        let img = p.image(e, expand)?;
+        if !e.is_false(&img) {
+            images.push((c, img));
+        }
+    }
+    Ok(Some(or_all(
+        e,
+        images.iter().map(|(_, b)| b.clone()).collect(),
+    )?))
 }
 
 /// The last layer of [`reach_until`]: `frontier` joins the reached states and nothing follows.
@@ -481,6 +532,40 @@ fn keep<E: BddEngine>(
     )
 }
 
+/// Keeps a finished step ([`keep`]) with, in the last layer's row, how its slices went if it
+/// was expanded in slices (their files are removed once the new layer is kept).
+fn keep_step<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    store: Option<&mut ReachStore>,
+    slicer: Option<&ReachSlicer<'_>>,
+    bfs: &Bfs<E>,
+    stats: &mut ReachStats,
+    new: &E::Bdd,
+) -> Result<(), FileError> {
+    let sliced = slicer.and_then(ReachSlicer::take_stats);
+    let in_slices = sliced.is_some();
+    if let Some(row) = stats.layers.last_mut() {
+        row.sliced = sliced;
+    }
+    keep(g, store, bfs, stats, new)?;
+    let last = stats.layers.len().checked_sub(1);
+    if let (Some(s), Some(k)) = (slicer.filter(|_| in_slices), last) {
+        s.remove(k);
+    }
+    Ok(())
+}
+
+/// What a game compiled within each layer reports after a layer: whether its moves were taken
+/// one role at a time, and how many layers were expanded state by state.
+fn note_layerwise<E: BddEngine>(g: &SymbolicGame<'_, E>, stats: &mut ReachStats) {
+    if let Some(l) = g.layerwise() {
+        if l.factored.load(std::sync::atomic::Ordering::Relaxed) {
+            stats.partitioning = FACTORED.to_string();
+        }
+        stats.explicit_later = l.explicit.won.load(std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// How a search starts: its first layers expanded explicitly, and the directory that keeps
 /// its layers (a search found there goes on from its frontier; the explicit layers are then
 /// not used).
@@ -488,6 +573,8 @@ fn keep<E: BddEngine>(
 pub(crate) struct Start<'s> {
     pub(crate) explicit: Option<ExplicitRun>,
     pub(crate) store: Option<&'s mut ReachStore>,
+    /// With `store`: the large layers expanded in slices by separate jobs.
+    pub(crate) slicing: Option<&'s Slicing>,
 }
 
 pub(crate) fn reach_impl<E: BddEngine>(
@@ -506,6 +593,7 @@ pub(crate) fn reach_impl<E: BddEngine>(
     let Start {
         explicit,
         mut store,
+        slicing,
     } = start;
     let mut bfs = match begin(g, explicit, store.as_deref_mut(), keep_reached, &mut stats) {
         Ok(b) => b,
@@ -521,6 +609,7 @@ pub(crate) fn reach_impl<E: BddEngine>(
     };
     // Seconds of the earlier sittings of a resumed search.
     let earlier = stats.layers.last().map_or(0.0, |l| l.seconds);
+    let slicer = ReachSlicer::for_search(g, slicing, store.as_deref());
     while !e.is_false(&bfs.frontier) && !g.assumption_broken() {
         let k = stats.layers.len();
         let (states, nodes) = g.count_and_nodes(&bfs.frontier);
@@ -551,6 +640,7 @@ pub(crate) fn reach_impl<E: BddEngine>(
                 seconds: earlier + guard.started.elapsed().as_secs_f64(),
                 engine_nodes: e.live_nodes(),
                 peak_resident: symgame_limits::peak_resident_bytes(),
+                sliced: None,
             });
             stats.seconds = earlier + guard.started.elapsed().as_secs_f64();
             counted = true;
@@ -564,14 +654,28 @@ pub(crate) fn reach_impl<E: BddEngine>(
             }
             stepped
         } else {
-            next_layer(g, &mut bfs, k, keep_reached, &guard, &mut count_layer)
+            // A large layer of a search kept in a directory: its images from its slices' jobs.
+            let sliced = slicer.as_ref().filter(|s| s.sliced(k));
+            let images_of = sliced.map(|s| move |x: &E::Bdd| s.images(e, k, x));
+            let images_of = images_of.as_ref().map(|f| f as SlicedImages<'_, E>);
+            step_layer(
+                g,
+                &mut bfs,
+                k,
+                keep_reached,
+                &guard,
+                &mut count_layer,
+                images_of,
+            )
         };
         stats.explicit_layers = bfs.explicit_layers;
         match stepped {
             // The step expanded states where an assumed group breaks: its image is void.
             Ok(_) if g.assumption_broken() => break,
             Ok((new, new_expand)) => {
-                if let Err(err) = keep(g, store.as_deref_mut(), &bfs, &stats, &new) {
+                let slicer = slicer.as_ref();
+                let kept = keep_step(g, store.as_deref_mut(), slicer, &bfs, &mut stats, &new);
+                if let Err(err) = kept {
                     stats.store_error = Some(err.to_string());
                     break;
                 }
@@ -580,17 +684,14 @@ pub(crate) fn reach_impl<E: BddEngine>(
                     layers.push(done);
                 }
                 bfs.expand = new_expand;
-                if let Some(l) = g.layerwise() {
-                    if l.factored.load(std::sync::atomic::Ordering::Relaxed) {
-                        stats.partitioning = FACTORED.to_string();
-                    }
-                    stats.explicit_later =
-                        l.explicit.won.load(std::sync::atomic::Ordering::Relaxed);
-                }
+                note_layerwise(g, &mut stats);
                 progress(&stats);
             }
             Err(Interrupt::Stop(why)) => {
-                stats.stopped = Some(why);
+                match slicer.as_ref().and_then(ReachSlicer::take_failure) {
+                    Some(failure) => stats.slice_error = Some(failure),
+                    None => stats.stopped = Some(why),
+                }
                 if counted {
                     // The frontier was counted before the step stopped: it is a finished
                     // layer of the result.
@@ -637,6 +738,7 @@ impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for ReachJob<'_, 
         let start = Start {
             explicit,
             store: None,
+            slicing: None,
         };
         Ok(reach_impl(g, None, start, self.settings, false, false, self.progress).stats)
     }
@@ -652,6 +754,9 @@ pub struct KeptReachJob<'a, F> {
     pub explicit: Option<ExplicitRun>,
     /// The directory.
     pub store: &'a mut ReachStore,
+    /// The large layers expanded in slices by separate jobs (`None`: all in this process).
+    /// Not for games compiled within each layer: their layers are all expanded here.
+    pub slicing: Option<&'a Slicing>,
     /// Called after each layer.
     pub progress: F,
 }
@@ -680,6 +785,7 @@ impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for KeptReachJob<
         let start = Start {
             explicit,
             store: Some(self.store),
+            slicing: self.slicing,
         };
         Ok(reach_impl(g, None, start, self.limits, false, false, self.progress).stats)
     }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use symgame_limits::StopReason;
 
 use crate::decimal;
+use crate::solve::stats::SlicedStats;
 
 /// One breadth-first layer.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -29,6 +30,10 @@ pub struct LayerStats {
     /// say).
     #[serde(default)]
     pub peak_resident: Option<u64>,
+    /// When the layer's successors were found in slices by separate jobs (`reach --jobs N`):
+    /// how the jobs went (their `solve_seconds` are the seconds of their images).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sliced: Option<SlicedStats>,
 }
 
 /// The statistics of a reachability run: complete layers, totals, and why it stopped early.
@@ -79,6 +84,10 @@ pub struct ReachStats {
     /// stopped there (the layers before are exact and kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store_error: Option<String>,
+    /// Set when the job of a slice of a layer failed (`reach --jobs N`): what it said. The
+    /// search stopped there (the layers before are exact and kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slice_error: Option<String>,
 }
 
 fn one() -> u32 {

@@ -11,7 +11,7 @@ use crate::solve::error::{SolveError, SolveOrStop};
 use crate::solve::files::{read_manifest, write_layer, write_manifest};
 use crate::solve::options::SolveOptions;
 use crate::solve::slices::{read_sliced, remove_slices, run_slices, slice_count, SlicedLayer};
-use crate::solve::slicing::{SliceFailure, Slicing};
+use crate::solve::slicing::{SliceFailure, SlicePass, Slicing};
 use crate::solve::spill::Spill;
 use crate::solve::stats::{GameKind, SolveLayerStats, SolveStats};
 use crate::solve::step::solve_layer;
@@ -70,7 +70,7 @@ pub(crate) fn solve_layered<E: BddEngine>(
             // Merged (and its manifest row written): its slices are read no more, also when the
             // jobs of this layer failed or stopped (a resumed solve starts below it).
             if let (Some(d), Some(dir)) = (unmerged.take(), &opts.out_dir) {
-                remove_slices(dir, d);
+                remove_slices(dir, SlicePass::Backward, d);
             }
             // A stop of the solve itself (Ctrl-C, its deadline) is why its jobs stopped too.
             ctx.guard.check()?;
@@ -92,7 +92,7 @@ pub(crate) fn solve_layered<E: BddEngine>(
             let slicing = opts.slicing.as_ref().expect("sliced before");
             next = merge(ctx, &mut done, &mut outcomes, slicing, d)?;
             if let Some(dir) = &opts.out_dir {
-                remove_slices(dir, d);
+                remove_slices(dir, SlicePass::Backward, d);
             }
         }
         let (nonterminal, terminal) = spill.read(g, depth)?;
@@ -120,7 +120,7 @@ pub(crate) fn solve_layered<E: BddEngine>(
         let slicing = opts.slicing.as_ref().expect("sliced before");
         merge(ctx, &mut done, &mut outcomes, slicing, d)?;
         if let Some(dir) = &opts.out_dir {
-            remove_slices(dir, d);
+            remove_slices(dir, SlicePass::Backward, d);
         }
     }
     stats.kind = if is_constant_sum(&outcomes.list) {

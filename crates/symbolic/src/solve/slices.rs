@@ -31,7 +31,7 @@ use crate::solve::files::{
     StoredLayer, NO_CHECKSUM,
 };
 use crate::solve::options::{SolveOptions, CHOICE_NODES};
-use crate::solve::slicing::{SliceFailure, SliceTask, Slicing, MAX_SLICE_BITS};
+use crate::solve::slicing::{SliceFailure, SlicePass, SliceTask, Slicing, MAX_SLICE_BITS};
 use crate::solve::spill::{ForwardManifest, Spill};
 use crate::solve::stats::{MoverCounts, SlicedStats};
 use crate::solve::step::solve_layer;
@@ -213,6 +213,7 @@ fn solved_layer<E: BddEngine>(
         return Ok((outcomes, read_layer(e, dir, &opts.fingerprint, depth)?));
     }
     let first = SliceTask {
+        pass: SlicePass::Backward,
         depth,
         index: 0,
         count,
@@ -235,7 +236,7 @@ const CUT_CANDIDATES: usize = 6;
 /// sizes (greedily, among the first variables of the layer's support, each trial a cofactor
 /// of the layer), and the slice's values of them (bit `i` of the index for the `i`-th).
 /// Every job of the layer computes the same choice from the same files.
-fn slice_cube<E: BddEngine>(
+pub(crate) fn slice_cube<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     nonterminal: &E::Bdd,
     terminal: &E::Bdd,
@@ -311,6 +312,7 @@ pub(crate) fn run_slices(
     let missing: Vec<u32> = (0..count)
         .filter(|&index| {
             let t = SliceTask {
+                pass: SlicePass::Backward,
                 depth,
                 index,
                 count,
@@ -344,6 +346,7 @@ pub(crate) fn read_sliced<E: BddEngine>(
     let mut records = Vec::with_capacity(count as usize);
     for index in 0..count {
         let t = SliceTask {
+            pass: SlicePass::Backward,
             depth,
             index,
             count,
@@ -430,9 +433,9 @@ pub(crate) struct SlicedLayer<E: BddEngine> {
     pub(crate) sliced: Option<SlicedStats>,
 }
 
-/// Removes the files of layer `depth`'s slices (once the merged layer is written).
-pub(crate) fn remove_slices(dir: &Path, depth: usize) {
-    let prefix = format!("slice-{depth:04}-");
+/// Removes the files of layer `depth`'s slices of `pass` (once the merged layer is written).
+pub(crate) fn remove_slices(dir: &Path, pass: SlicePass, depth: usize) {
+    let prefix = pass.prefix(depth);
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         if entry.file_name().to_string_lossy().starts_with(&prefix) {
             let _ = std::fs::remove_file(entry.path());

@@ -9,6 +9,8 @@ use symgame_limits::StopReason;
 
 /// Runs the jobs of a layer's slices: each job calls [`solve_slice`](crate::solve_slice) (through the command
 /// `symgame solve-slice`, or in process) and has written its files when `run` returns `Ok`.
+/// The same runners serve `reach --jobs N` (the pass they were made for says which command
+/// and which file names).
 pub trait SliceRunner: Send + Sync {
     /// Runs the slices `slices` (indices below `count`) of layer `depth`, every one to its end.
     fn run(&self, depth: usize, count: u32, slices: &[u32]) -> Result<(), SliceFailure>;
@@ -47,9 +49,33 @@ impl std::fmt::Debug for Slicing {
 /// The most slices per layer: 2^8.
 pub const MAX_SLICE_BITS: u32 = 8;
 
+/// Which pass of a search a slice belongs to: its files are named after it, so that the
+/// slices of the two passes never meet in one directory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SlicePass {
+    /// A layer of the backward pass of `solve` (`symgame solve-slice`, files `slice-...`).
+    #[default]
+    Backward,
+    /// A forward layer of `reach` (`symgame reach-slice`, files `reach-slice-...`).
+    Forward,
+}
+
+impl SlicePass {
+    /// The start of the names of layer `depth`'s slice files (`slice-0007-`,
+    /// `reach-slice-0007-`).
+    pub fn prefix(self, depth: usize) -> String {
+        match self {
+            SlicePass::Backward => format!("slice-{depth:04}-"),
+            SlicePass::Forward => format!("reach-slice-{depth:04}-"),
+        }
+    }
+}
+
 /// Which slice of which layer a job solves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SliceTask {
+    /// The pass the layer belongs to.
+    pub pass: SlicePass,
     /// The layer (BFS depth).
     pub depth: usize,
     /// The slice, below `count`.
@@ -69,7 +95,18 @@ impl SliceTask {
         dir.join(format!("{}.json", self.stem()))
     }
 
+    /// The batch script of the layer's job array (`--slurm`), named like the slices' files so
+    /// that it goes with them once the layer is merged.
+    pub fn array_script_path(&self, dir: &Path) -> PathBuf {
+        dir.join(format!("{}array.sh", self.pass.prefix(self.depth)))
+    }
+
     fn stem(&self) -> String {
-        format!("slice-{:04}-{}-of-{}", self.depth, self.index, self.count)
+        format!(
+            "{}{}-of-{}",
+            self.pass.prefix(self.depth),
+            self.index,
+            self.count
+        )
     }
 }
