@@ -1,8 +1,8 @@
 //! Compilation of a ground game's circuit into BDDs over the current variables: the
 //! [`Compiler`] (memoised gates, move-independent gates once, moves substituted as constants per
 //! joint move, cyclic blocks iterated from false to their least fixpoint), the joint moves that
-//! can be legal together ([`joint_moves`]) and the next function of every bit a joint move
-//! touches ([`next_bit_functions`]). Used by the symbolic game and by the mutex proof.
+//! can be legal together ([`joint_moves`]); the next function of every bit a joint move touches
+//! is in [`crate::next_bits`]. Used by the symbolic game and by the mutex proof.
 
 use symgame_bdd::{BddEngine, BddError, BddResult, BiodivineEngine, EngineConfig};
 use symgame_ground::{Gate, GroundGame, Lit};
@@ -131,7 +131,13 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         let game = self.game;
         let mut term_leaves = Vec::new();
         disjuncts(&game.circuit, game.terminal, &mut term_leaves);
-        let mut roots: Vec<Lit> = term_leaves.clone();
+        // Within a care set the terminal disjuncts are built as formulas when asked
+        // ([`Self::and_not_terminal_formulas`]), not compiled with the other cones.
+        let mut roots: Vec<Lit> = if self.care.is_some() {
+            Vec::new()
+        } else {
+            term_leaves.clone()
+        };
         if !terminal_only {
             roots.extend(game.legal.iter().flatten().copied());
             roots.extend(game.next.iter().copied());
@@ -142,11 +148,12 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
 
     /// A compiler that computes every signal only within the states of `care` (a signal's BDD
     /// agrees with the signal on `care`, and is cut to `care` when over `cut_nodes` nodes),
-    /// with the move-independent gates of the cones of the terminal disjuncts evaluated, and
-    /// unless `terminal_only` those of the legal conditions and next functions too. Returns
-    /// the terminal disjuncts. Used to compile a game per layer: within a small layer even a condition
-    /// that is huge over all states is small. Callers must use every result only within
-    /// `care` (conjoined with a subset of it).
+    /// with the move-independent gates of the cones of the legal conditions and next functions
+    /// evaluated unless `terminal_only`. Returns the terminal disjuncts, which are not compiled
+    /// here: [`Self::and_not_terminal_formulas`] builds them as formulas within a set. Used to
+    /// compile a game per layer: within a small layer even a condition that is huge over all
+    /// states is small. Callers must use every result only within `care` (conjoined with a
+    /// subset of it).
     pub(crate) fn within(
         e: &'a E,
         game: &'a GroundGame,
@@ -165,19 +172,12 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         Ok((comp, term_leaves))
     }
 
-    /// Whether `a` and `b` are the same function (within the care set, if there is one: a
-    /// next function cut to the care set is the identity there although not as a BDD).
+    /// Whether `a` and `b` are the same BDD. Callers use it to skip work (a bit whose next
+    /// function is its current value), so "no" is always safe: within a care set, two functions
+    /// that agree only on the set are taken as different (checking within the set costs an
+    /// operation over the whole set, per fluent and joint move).
     pub(crate) fn same(&self, a: &E::Bdd, b: &E::Bdd) -> BddResult<bool> {
-        if a == b {
-            return Ok(true);
-        }
-        match &self.care {
-            None => Ok(false),
-            Some((care, _)) => {
-                let differ = self.e.xor(a, b)?;
-                Ok(self.e.is_false(&self.e.and(&differ, care)?))
-            }
-        }
+        Ok(a == b)
     }
 
     /// `v`, the BDD of a gate or of a step towards it, cut to the care set if there is one
@@ -217,6 +217,44 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
             }
         }
         Ok(parts)
+    }
+
+    /// `s AND NOT terminal`, where `leaves` are the terminal disjuncts: each built as a
+    /// [`Formula`] (gates already compiled are its leaves, the others combined up to `cap`
+    /// nodes) and taken away from what is left of `s`, within it ([`Formula::and_with`]), so
+    /// that a condition such as "no legal move" is never built over all states or even over
+    /// all of `s`: its conjuncts meet a set that shrinks as they go.
+    pub(crate) fn and_not_terminal_formulas(
+        &mut self,
+        s: &E::Bdd,
+        leaves: &[Lit],
+        cap: usize,
+    ) -> BddResult<E::Bdd> {
+        let e = self.e;
+        let game = self.game;
+        let c = &game.circuit;
+        let mut builder = FormulaBuilder::new(e, c, cap);
+        let ni = c.num_inputs;
+        let mut acc = s.clone();
+        for &l in leaves {
+            if e.is_false(&acc) {
+                break;
+            }
+            let mut known = |sig: u32, whole: bool| -> BddResult<Option<E::Bdd>> {
+                if sig < ni {
+                    return Ok(Some(self.signal(sig)));
+                }
+                let g = (sig - ni) as usize;
+                if self.global[g].is_none() && (whole || c.block_of(g).is_some_and(|b| b.cyclic)) {
+                    self.eval(&c.cone(&[Lit::new(sig, false)]), false)?;
+                }
+                Ok(self.global[g].is_some().then(|| self.signal(sig)))
+            };
+            let f = builder.build(l, &mut known)?;
+            let t = f.and_with(e, &acc)?;
+            acc = e.and_not(&acc, &t)?;
+        }
+        Ok(acc)
     }
 
     /// `goals[r]`: the goal conditions of role `r` as [`Formula`]s. Gates already compiled
@@ -636,94 +674,6 @@ pub(crate) fn valid_codes<E: BddEngine>(e: &E, enc: &Encoding) -> BddResult<E::B
         acc = e.and(&or_all(e, codes)?, &acc)?;
     }
     Ok(acc)
-}
-
-/// The next function of every bit the current joint move of `comp` touches (whose next value
-/// is not its current value), ascending by bit. A group's bit `i` is next true iff a fluent
-/// whose code has bit `i` set is next true (at most one is, by the group invariant).
-pub(crate) fn next_bit_functions<E: BddEngine>(
-    e: &E,
-    enc: &Encoding,
-    comp: &Compiler<'_, E>,
-    game: &GroundGame,
-) -> BddResult<Vec<(u32, E::Bdd)>> {
-    let mut out = Vec::new();
-    for (g, group) in enc.fluent_groups().iter().enumerate() {
-        if !group.fluents.iter().any(|&f| comp.next_may_change(f)) {
-            continue;
-        }
-        let mut nfs = Vec::with_capacity(group.fluents.len());
-        let mut changed = false;
-        for &f in &group.fluents {
-            let nf = comp.lit(game.next[f])?;
-            changed |= !comp.same(&nf, comp.fluent(f))?;
-            nfs.push(nf);
-        }
-        if !changed {
-            continue;
-        }
-        let bits = enc.group_bits(g);
-        let width = bits.len() as u32;
-        for (i, b) in bits.enumerate() {
-            let mask = 1u32 << (width - 1 - i as u32);
-            let set: Vec<E::Bdd> = nfs
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| group.code(*k) & mask != 0)
-                .map(|(_, nf)| nf.clone())
-                .collect();
-            let nb = or_all(e, set)?;
-            if !comp.same(&nb, &e.var(Encoding::current_bit_var(b)))? {
-                out.push((b, nb));
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// For an encoding whose groups are assumed ([`Encoding::assumed`]): the states where the
-/// current joint move of `comp` breaks a group (two of its fluents true next, or none of an
-/// exactly-one group). `None` for proven groups.
-pub(crate) fn group_violation<E: BddEngine>(
-    e: &E,
-    enc: &Encoding,
-    comp: &Compiler<'_, E>,
-    game: &GroundGame,
-) -> BddResult<Option<E::Bdd>> {
-    group_violation_of(e, enc, comp, game, |_| true)
-}
-
-/// [`group_violation`] for the groups `g` with `which(g)` only.
-pub(crate) fn group_violation_of<E: BddEngine>(
-    e: &E,
-    enc: &Encoding,
-    comp: &Compiler<'_, E>,
-    game: &GroundGame,
-    which: impl Fn(usize) -> bool,
-) -> BddResult<Option<E::Bdd>> {
-    if !enc.assumed() {
-        return Ok(None);
-    }
-    let mut broken = e.constant(false);
-    for (g, group) in enc.fluent_groups().iter().enumerate() {
-        if !which(g)
-            || group.fluents.len() < 2
-            || !group.fluents.iter().any(|&f| comp.next_may_change(f))
-        {
-            continue;
-        }
-        let nfs = group
-            .fluents
-            .iter()
-            .map(|&f| comp.lit(game.next[f]))
-            .collect::<BddResult<Vec<_>>>()?;
-        let (two, none) = crate::disjunction::two_and_none(e, &nfs)?;
-        broken = e.or(&broken, &two)?;
-        if group.exactly_one {
-            broken = e.or(&broken, &none)?;
-        }
-    }
-    Ok(Some(broken))
 }
 
 #[cfg(test)]

@@ -178,6 +178,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             game: game.clone(),
             max_joint_moves: opts.max_joint_moves,
             cut_nodes: opts.layerwise_cut_nodes,
+            cluster_nodes: opts.cluster_nodes,
             broken: Default::default(),
             owners: crate::layerwise::owners(game, &g.encoding),
             factored: Default::default(),

@@ -18,14 +18,21 @@ use symgame_bdd::{BddEngine, BddError, Var, VarSet};
 use symgame_ground::GroundGame;
 use symgame_limits::Guard;
 
-use crate::compile::{
-    group_violation, group_violation_of, joint_moves, next_bit_functions, Compiler,
-};
-use crate::disjunction::{and_not_all, or_all};
+use crate::compile::{joint_moves, Compiler};
+use crate::disjunction::or_all;
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::layer_explicit::ExplicitLayers;
+use crate::next_bits::{group_violation, group_violation_of, next_bit_functions};
 use crate::partition::Partition;
+
+/// The most joint moves pruned by the layer's turn bits alone (see
+/// [`Layerwise::joint_moves_of`]).
+const PRUNED_BY_TURN: usize = 4096;
+
+/// The largest BDD leaf of a terminal condition's formula within a layer
+/// ([`Compiler::and_not_terminal_formulas`]).
+const TERMINAL_LEAF_NODES: usize = 20_000;
 
 /// A game kept as its ground circuit, compiled within each state set it is asked about.
 pub(crate) struct Layerwise {
@@ -35,6 +42,9 @@ pub(crate) struct Layerwise {
     pub(crate) max_joint_moves: usize,
     /// Conditions over this many nodes are cut to the layer ([`Compiler::within`]).
     pub(crate) cut_nodes: usize,
+    /// The relations of a layer's joint moves are merged up to this many nodes
+    /// ([`Self::clustered_image`]).
+    pub(crate) cluster_nodes: usize,
     /// Set when a joint move legal in an expanded set breaks an assumed group
     /// ([`Encoding::assumed`]): the image of that set is not to be trusted.
     pub(crate) broken: std::sync::atomic::AtomicBool,
@@ -59,7 +69,7 @@ impl Layerwise {
         terminal_only: bool,
     ) -> Result<(Compiler<'a, E>, E::Bdd), SymbolicError> {
         let deadline = guard.and_then(|g| g.deadline());
-        let (comp, leaves) = Compiler::within(
+        let (mut comp, leaves) = Compiler::within(
             e,
             &self.game,
             enc,
@@ -68,7 +78,7 @@ impl Layerwise {
             terminal_only,
             deadline,
         )?;
-        let expand = and_not_all(e, s, &comp.terminal_parts(&leaves)?)?;
+        let expand = comp.and_not_terminal_formulas(s, &leaves, TERMINAL_LEAF_NODES)?;
         Ok((comp, expand))
     }
 
@@ -159,7 +169,6 @@ impl Layerwise {
             on_expand(s);
             return Ok((s.clone(), s.clone()));
         }
-        let game = &self.game;
         let (mut comp, expand) = self.compiled(e, enc, s, guard, false)?;
         on_expand(&expand);
         if e.is_false(&expand) {
@@ -188,35 +197,119 @@ impl Layerwise {
                 }
             }
         }
-        let joint = joint_moves(e, &legal, &expand, self.max_joint_moves, &expired)?;
-        drop(legal);
-        let mut images = Vec::with_capacity(joint.len());
-        for (jm, cond) in joint {
+        let joint = self.joint_moves_of(e, enc, &legal, &expand, &expired)?;
+        let image = self.clustered_image(e, enc, &mut comp, joint, &expand, guard)?;
+        Ok((expand, image))
+    }
+
+    /// The joint moves whose moves may be legal together in a state of `expand`, with the
+    /// states where they are legal (over all states, within the layer's care set). Pruned by
+    /// the layer's turn bits only (`exists` of the other variables: a small BDD), which
+    /// costs an operation on a tiny BDD per joint move; if that leaves more than
+    /// [`PRUNED_BY_TURN`] joint moves (or [`Layerwise::max_joint_moves`]), by the layer itself
+    /// (an operation on the layer each).
+    fn joint_moves_of<E: BddEngine>(
+        &self,
+        e: &E,
+        enc: &Encoding,
+        legal: &[Vec<E::Bdd>],
+        expand: &E::Bdd,
+        expired: &dyn Fn() -> bool,
+    ) -> Result<Vec<(crate::compile::JointMove, E::Bdd)>, SymbolicError> {
+        let turn: Vec<Var> = (0..enc.fluent_groups().len())
+            .filter(|&g| enc.is_turn_group(g))
+            .flat_map(|g| enc.group_bits(g).map(Encoding::current_bit_var))
+            .collect();
+        let others: VarSet = enc
+            .current_vars()
+            .iter()
+            .filter(|v| !turn.contains(v))
+            .collect::<Vec<_>>()
+            .into();
+        let turns = e.exists(expand, &others)?;
+        let limit = PRUNED_BY_TURN.min(self.max_joint_moves);
+        let by_turn = joint_moves(e, legal, &turns, limit, expired);
+        match by_turn {
+            Ok(joint) => Ok(joint),
+            Err(SymbolicError::TooManyJointMoves { .. }) => {
+                let joint = joint_moves(e, legal, expand, self.max_joint_moves, expired)?;
+                // The legal condition alone (not AND the layer) goes into the relations.
+                joint
+                    .into_iter()
+                    .map(|(jm, _)| {
+                        let mut jl = e.constant(true);
+                        for (r, &m) in jm.iter().enumerate() {
+                            jl = e.and(&jl, &legal[r][m])?;
+                        }
+                        Ok((jm, jl))
+                    })
+                    .collect()
+            }
+            Err(err) => Err(err),
+        }
+    }
+
+    /// The successors of `expand` under `joint` (joint moves with the states where they are
+    /// legal): one relation per joint move (`legal AND AND_b (x_b' <-> next_b)` over the bits
+    /// it changes), clustered up to [`Layerwise::cluster_nodes`] nodes
+    /// ([`crate::partition::cluster`]), and one image of the layer per cluster: a pass over the
+    /// layer serves many joint moves. A joint move legal nowhere in the layer costs its
+    /// relation only.
+    fn clustered_image<E: BddEngine>(
+        &self,
+        e: &E,
+        enc: &Encoding,
+        comp: &mut Compiler<'_, E>,
+        joint: Vec<(crate::compile::JointMove, E::Bdd)>,
+        expand: &E::Bdd,
+        guard: Option<&Guard>,
+    ) -> Result<E::Bdd, SymbolicError> {
+        let game = &self.game;
+        let stop = || guard.map_or(Ok(()), |g| g.check());
+        let mut parts = Vec::new();
+        let mut images = Vec::new();
+        for (jm, jl) in joint {
             stop().map_err(SymbolicError::Stopped)?;
             comp.set_joint_move(&jm)?;
-            if let Some(v) = group_violation(e, enc, &comp, game)? {
-                if !e.is_false(&e.and(&cond, &v)?) {
+            if let Some(v) = group_violation(e, enc, comp, game)? {
+                let at = e.and(&jl, &v)?;
+                if !e.is_false(&at) && !e.is_false(&e.and(&at, expand)?) {
                     self.broken
                         .store(true, std::sync::atomic::Ordering::Relaxed);
                 }
             }
-            let fns = next_bit_functions(e, enc, &comp, game)?;
-            let touched: Vec<u32> = fns.iter().map(|(b, _)| *b).collect();
-            // Conjuncts by descending variable, as `Partition` applies them.
-            let mut eqs = Vec::with_capacity(fns.len());
-            for (b, nb) in fns.iter().rev() {
-                let next = Encoding::next_bit_var(*b);
-                eqs.push((next, e.iff(&e.var(next), nb)?));
-            }
-            let image = if eqs.is_empty() {
+            let fns = next_bit_functions(e, enc, comp, game)?;
+            if fns.is_empty() {
                 // No bit changes: the successor is the state itself.
-                cond
+                images.push(e.and(&jl, expand)?);
+                continue;
+            }
+            let touched: Vec<u32> = fns.iter().map(|(b, _)| *b).collect();
+            let eqs = equations(e, &fns)?;
+            let part = if e.node_count_exceeds(&eqs, self.cluster_nodes) {
+                // Too large as one BDD: its equations meet the layer one at a time.
+                let conjuncts = fns
+                    .iter()
+                    .rev()
+                    .map(|(b, nb)| {
+                        let next = Encoding::next_bit_var(*b);
+                        Ok((next, e.iff(&e.var(next), nb)?))
+                    })
+                    .collect::<symgame_bdd::BddResult<Vec<_>>>()?;
+                Partition::new(enc, vec![jm], jl, conjuncts, touched)
             } else {
-                Partition::new(enc, vec![jm], cond.clone(), eqs, touched).image(e, &cond)?
+                Partition::new(enc, vec![jm], e.and(&jl, &eqs)?, Vec::new(), touched)
             };
-            images.push(image);
+            parts.push(part);
         }
-        Ok((expand, or_all(e, images)?))
+        let deadline = guard.and_then(|g| g.deadline());
+        let clusters = crate::partition::cluster(e, enc, &parts, self.cluster_nodes, deadline)?;
+        drop(parts);
+        for c in &clusters {
+            stop().map_err(SymbolicError::Stopped)?;
+            images.push(c.image(e, expand)?);
+        }
+        Ok(or_all(e, images)?)
     }
 
     /// The successors of `expand` with the roles' moves taken one role at a time (see

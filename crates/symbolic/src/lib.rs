@@ -52,6 +52,7 @@ mod decimal;
 mod disjunction;
 mod encoding;
 mod error;
+mod next_bits;
 
 mod formula;
 mod game;

@@ -7,10 +7,11 @@ use std::fmt;
 use symgame_bdd::{BddEngine, BddResult, Var, VarSet};
 use symgame_ground::GroundGame;
 
-use crate::compile::{group_violation, next_bit_functions, Compiler, JointMove};
+use crate::compile::{Compiler, JointMove};
 use crate::disjunction::{and_not_all, cluster_parts};
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
+use crate::next_bits::{group_violation, next_bit_functions};
 use crate::options::SymbolicOptions;
 
 /// One part of the partitioned transition relation.

@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    fingerprint, solve, solve_slice, Encoding, LayeredMode, SliceFailure, SliceRunner, SliceTask,
-    Slicing, SolveError, SolveOptions, SymbolicGame, SymbolicOptions,
+    fingerprint, solve, solve_slice, Encoding, LayeredMode, SliceFailure, SlicePass, SliceRunner,
+    SliceTask, Slicing, SolveError, SolveOptions, SymbolicGame, SymbolicOptions,
 };
 use symgame_testkit::load_game;
 
@@ -57,6 +57,7 @@ impl SliceRunner for InProcess {
             let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
             let g = SymbolicGame::new(&e, game, enc, &SymbolicOptions::default()).unwrap();
             let task = SliceTask {
+                pass: SlicePass::Backward,
                 depth,
                 index,
                 count,
