@@ -234,23 +234,12 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         let game = self.game;
         let c = &game.circuit;
         let mut builder = FormulaBuilder::new(e, c, cap);
-        let ni = c.num_inputs;
         let mut acc = s.clone();
         for &l in leaves {
             if e.is_false(&acc) {
                 break;
             }
-            let mut known = |sig: u32, whole: bool| -> BddResult<Option<E::Bdd>> {
-                if sig < ni {
-                    return Ok(Some(self.signal(sig)));
-                }
-                let g = (sig - ni) as usize;
-                if self.global[g].is_none() && (whole || c.block_of(g).is_some_and(|b| b.cyclic)) {
-                    self.eval(&c.cone(&[Lit::new(sig, false)]), false)?;
-                }
-                Ok(self.global[g].is_some().then(|| self.signal(sig)))
-            };
-            let f = builder.build(l, &mut known)?;
+            let f = builder.build(l, &mut |sig, whole| self.formula_leaf(sig, whole))?;
             let t = f.and_with(e, &acc)?;
             acc = e.and_not(&acc, &t)?;
         }
@@ -264,18 +253,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         let game = self.game;
         let c = &game.circuit;
         let mut builder = FormulaBuilder::new(self.e, c, cap);
-        let ni = c.num_inputs;
-        let mut known = |s: u32, whole: bool| -> BddResult<Option<E::Bdd>> {
-            if s < ni {
-                // Constants and fluents; goals never read moves (GDL), which read false.
-                return Ok(Some(self.signal(s)));
-            }
-            let g = (s - ni) as usize;
-            if self.global[g].is_none() && (whole || c.block_of(g).is_some_and(|b| b.cyclic)) {
-                self.eval(&c.cone(&[Lit::new(s, false)]), false)?;
-            }
-            Ok(self.global[g].is_some().then(|| self.signal(s)))
-        };
+        let mut known = |s: u32, whole: bool| self.formula_leaf(s, whole);
         let mut goal_formulas = Vec::new();
         for gs in &game.goals {
             let mut role = Vec::with_capacity(gs.len());
@@ -285,6 +263,24 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
             goal_formulas.push(role);
         }
         Ok(goal_formulas)
+    }
+
+    /// What a [`FormulaBuilder`] asks of the compiler for signal `s` (see
+    /// [`FormulaBuilder::build`]): inputs (constants, fluents; goal and terminal conditions
+    /// never read moves in GDL, which read false) and gates already compiled are leaves; a
+    /// gate of a cyclic block, or any gate if `whole`, is compiled (its move-independent cone)
+    /// and is a leaf; other gates are `None`, for the builder to descend into.
+    fn formula_leaf(&mut self, s: u32, whole: bool) -> BddResult<Option<E::Bdd>> {
+        let c = &self.game.circuit;
+        let ni = c.num_inputs;
+        if s < ni {
+            return Ok(Some(self.signal(s)));
+        }
+        let g = (s - ni) as usize;
+        if self.global[g].is_none() && (whole || c.block_of(g).is_some_and(|b| b.cyclic)) {
+            self.eval(&c.cone(&[Lit::new(s, false)]), false)?;
+        }
+        Ok(self.global[g].is_some().then(|| self.signal(s)))
     }
 
     /// The BDD of fluent `f` (over current variables).
