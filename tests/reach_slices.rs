@@ -83,17 +83,18 @@ const SYMBOLIC: [&str; 2] = ["--explicit-states", "0"];
 
 /// Checks that `game` searched with `base` flags gives the same counts and layer files with
 /// every layer sliced, split by states and by clusters; returns how many layers were sliced
-/// (the fewer of the two).
-fn same_with_slices(name: &str, base: &[&str]) -> usize {
+/// (the fewer of the two). `tag` names its directories apart from another test's on the same
+/// game (the tests run at once).
+fn same_with_slices(tag: &str, name: &str, base: &[&str]) -> usize {
     let game = format!("gdl/{name}.kif");
-    let (one, r1) = reach_into(&game, &format!("{name}-one"), base);
+    let (one, r1) = reach_into(&game, &format!("{tag}-{name}-one"), base);
     assert_eq!(sliced_layers(&r1), 0, "{name}");
     let a = layer_files(&one);
     assert!(!a.is_empty(), "{name}: no layer file");
     let mut sliced = usize::MAX;
     for (split, flags) in [("states", &BY_STATES[..]), ("clusters", &BY_CLUSTERS[..])] {
         let sliced_flags: Vec<&str> = base.iter().chain(&SLICED).chain(flags).copied().collect();
-        let (many, r2) = reach_into(&game, &format!("{name}-{split}"), &sliced_flags);
+        let (many, r2) = reach_into(&game, &format!("{tag}-{name}-{split}"), &sliced_flags);
         assert_eq!(
             counts(&r1),
             counts(&r2),
@@ -142,7 +143,7 @@ fn reach_slices_give_the_same_layers_on_every_bundled_game() {
     games.sort();
     let mut sliced = Vec::new();
     for name in &games {
-        if same_with_slices(name, &SYMBOLIC) > 0 {
+        if same_with_slices("symbolic", name, &SYMBOLIC) > 0 {
             sliced.push(name.clone());
         }
     }
@@ -163,7 +164,7 @@ fn reach_slices_give_the_same_layers_on_every_bundled_game() {
 #[test]
 fn reach_slices_after_the_explicit_prefix_give_the_same_layers() {
     // The first layers expanded state by state (never sliced), the later ones in slices.
-    let sliced = same_with_slices("connect4_5x4", &[]);
+    let sliced = same_with_slices("prefix", "connect4_5x4", &[]);
     assert!(
         sliced > 0,
         "no layer of connect4_5x4 was expanded in slices"
