@@ -73,33 +73,53 @@ fn reach_into(game: &str, name: &str, extra: &[&str]) -> (PathBuf, serde_json::V
 
 /// Four slices per layer, two jobs at once, every layer sliced.
 const SLICED: [&str; 6] = ["--jobs", "2", "--slices", "4", "--slice-min-bytes", "0"];
+/// Each job the layer's states of its cube.
+const BY_STATES: [&str; 2] = ["--split", "states"];
+/// Each job the whole layer under its share of the clusters, one cluster per joint move (so
+/// that every job has clusters of each turn).
+const BY_CLUSTERS: [&str; 4] = ["--split", "clusters", "--cluster-nodes", "0"];
 /// Every layer symbolic (no explicit prefix, whose layers are never sliced).
 const SYMBOLIC: [&str; 2] = ["--explicit-states", "0"];
 
 /// Checks that `game` searched with `base` flags gives the same counts and layer files with
-/// every layer sliced; returns how many layers were sliced.
-fn same_with_slices(name: &str, base: &[&str]) -> usize {
+/// every layer sliced, split by states and by clusters; returns how many layers were sliced
+/// (the fewer of the two). `tag` names its directories apart from another test's on the same
+/// game (the tests run at once).
+fn same_with_slices(tag: &str, name: &str, base: &[&str]) -> usize {
     let game = format!("gdl/{name}.kif");
-    let (one, r1) = reach_into(&game, &format!("{name}-one"), base);
-    let sliced_flags: Vec<&str> = base.iter().chain(&SLICED).copied().collect();
-    let (many, r2) = reach_into(&game, &format!("{name}-many"), &sliced_flags);
-    assert_eq!(counts(&r1), counts(&r2), "{name}: the counts differ");
-    let (a, b) = (layer_files(&one), layer_files(&many));
-    assert!(!a.is_empty(), "{name}: no layer file");
-    // The same names: nothing of the jobs (slices, records, logs) is left behind.
-    assert_eq!(
-        a.iter().map(|f| &f.0).collect::<Vec<_>>(),
-        b.iter().map(|f| &f.0).collect::<Vec<_>>(),
-        "{name}"
-    );
-    for ((file, x), (_, y)) in a.iter().zip(&b) {
-        assert!(x == y, "{name}: {file} differs with slices");
-    }
+    let (one, r1) = reach_into(&game, &format!("{tag}-{name}-one"), base);
     assert_eq!(sliced_layers(&r1), 0, "{name}");
-    for d in [one, many] {
-        let _ = std::fs::remove_dir_all(d);
+    let a = layer_files(&one);
+    assert!(!a.is_empty(), "{name}: no layer file");
+    let mut sliced = usize::MAX;
+    for (split, flags) in [("states", &BY_STATES[..]), ("clusters", &BY_CLUSTERS[..])] {
+        let sliced_flags: Vec<&str> = base.iter().chain(&SLICED).chain(flags).copied().collect();
+        let (many, r2) = reach_into(&game, &format!("{tag}-{name}-{split}"), &sliced_flags);
+        assert_eq!(
+            counts(&r1),
+            counts(&r2),
+            "{name} by {split}: the counts differ"
+        );
+        let b = layer_files(&many);
+        // The same names: nothing of the jobs (slices, records, logs) is left behind.
+        assert_eq!(
+            a.iter().map(|f| &f.0).collect::<Vec<_>>(),
+            b.iter().map(|f| &f.0).collect::<Vec<_>>(),
+            "{name} by {split}"
+        );
+        for ((file, x), (_, y)) in a.iter().zip(&b) {
+            assert!(x == y, "{name}: {file} differs with slices by {split}");
+        }
+        for l in r2["layers"].as_array().unwrap() {
+            if !l["sliced"].is_null() {
+                assert_eq!(l["sliced"]["split"], split, "{name}");
+            }
+        }
+        sliced = sliced.min(sliced_layers(&r2));
+        let _ = std::fs::remove_dir_all(many);
     }
-    sliced_layers(&r2)
+    let _ = std::fs::remove_dir_all(one);
+    sliced
 }
 
 #[test]
@@ -123,7 +143,7 @@ fn reach_slices_give_the_same_layers_on_every_bundled_game() {
     games.sort();
     let mut sliced = Vec::new();
     for name in &games {
-        if same_with_slices(name, &SYMBOLIC) > 0 {
+        if same_with_slices("symbolic", name, &SYMBOLIC) > 0 {
             sliced.push(name.clone());
         }
     }
@@ -144,7 +164,7 @@ fn reach_slices_give_the_same_layers_on_every_bundled_game() {
 #[test]
 fn reach_slices_after_the_explicit_prefix_give_the_same_layers() {
     // The first layers expanded state by state (never sliced), the later ones in slices.
-    let sliced = same_with_slices("connect4_5x4", &[]);
+    let sliced = same_with_slices("prefix", "connect4_5x4", &[]);
     assert!(
         sliced > 0,
         "no layer of connect4_5x4 was expanded in slices"
@@ -153,11 +173,27 @@ fn reach_slices_after_the_explicit_prefix_give_the_same_layers() {
 
 #[test]
 fn a_stopped_sliced_reach_goes_on_to_the_same_layers() {
+    stopped_and_resumed("states", &BY_STATES);
+}
+
+#[test]
+fn a_stopped_reach_split_by_clusters_goes_on_to_the_same_layers() {
+    stopped_and_resumed("clusters", &BY_CLUSTERS);
+}
+
+/// Connect Four 5x4 sliced with `split` flags, stopped by time limits and resumed: the same
+/// layers as one process.
+fn stopped_and_resumed(name: &str, split: &[&str]) {
     let game = "gdl/connect4_5x4.kif";
-    let (whole, r1) = reach_into(game, "resume-whole", &SYMBOLIC);
-    let dir = scratch("resume-sliced");
+    let (whole, r1) = reach_into(game, &format!("resume-whole-{name}"), &SYMBOLIC);
+    let dir = scratch(&format!("resume-{name}"));
     let d = dir.to_str().unwrap();
-    let flags: Vec<&str> = SYMBOLIC.iter().chain(&SLICED).copied().collect();
+    let flags: Vec<&str> = SYMBOLIC
+        .iter()
+        .chain(&SLICED)
+        .chain(split)
+        .copied()
+        .collect();
     // Stopped early, then after a few layers, then run to the end: the same layers.
     let mut stops = 0;
     for limit in ["0.5", "1.5", "3"] {
@@ -175,6 +211,7 @@ fn a_stopped_sliced_reach_goes_on_to_the_same_layers() {
     let r2: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(r2["states"], "3945711");
     assert!(r2["sittings"].as_u64().unwrap() > 1, "not resumed");
+    assert!(sliced_layers(&r2) > 0, "no layer was sliced");
     assert_eq!(counts(&r1), counts(&r2));
     assert_eq!(layer_files(&whole), layer_files(&dir));
     for d in [whole, dir] {

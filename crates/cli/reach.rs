@@ -39,6 +39,12 @@ pub struct Args {
     /// each layer expands every layer in this process). See docs/distributed.md.
     #[command(flatten)]
     jobs: crate::slices::JobsArgs,
+    /// How --jobs split a forward layer: `clusters` (each job the whole layer under the
+    /// transition clusters whose index is its own modulo the slice count) or `states` (each job
+    /// the layer's states of its cube under every cluster). Default: clusters when the game has
+    /// at least as many clusters as slices, else states.
+    #[arg(long, value_name = "clusters|states")]
+    split: Option<symgame_symbolic::SliceSplit>,
     // The time limit bounds grounding too.
     #[command(flatten)]
     run: LayerRunArgs,
@@ -373,18 +379,26 @@ fn slicing(a: &Args, clock: &crate::args::Clock) -> Result<Option<Slicing>, Fail
         ("--cluster-nodes", a.cluster_nodes),
         ("--terminal-cluster-nodes", a.terminal_cluster_nodes),
     ];
+    let mut extra: Vec<std::ffi::OsString> = extra
+        .iter()
+        .flat_map(|(flag, n)| [flag.into(), n.to_string().into()])
+        .collect();
+    if let Some(split) = a.split {
+        extra.extend(["--split".into(), split.name().into()]);
+    }
     let spec = crate::slices::JobSpec {
         pass: SlicePass::Forward,
         game: &a.game.game,
         dir,
         engine: &a.engine,
         limits: &a.run.limits,
-        extra: extra
-            .iter()
-            .flat_map(|(flag, n)| [flag.into(), n.to_string().into()])
-            .collect(),
+        extra,
     };
-    a.jobs.slicing(&spec, clock)
+    let slicing = a.jobs.slicing(&spec, clock)?;
+    Ok(slicing.map(|s| Slicing {
+        split: a.split,
+        ..s
+    }))
 }
 
 /// What a run that ended in its set-up reports: the phases it went through, and the layers
@@ -544,9 +558,10 @@ fn print_sliced(stats: &ReachStats) {
         let seconds: Vec<String> = s.solve_seconds.iter().map(|t| format!("{t:.2}")).collect();
         let peak: Vec<String> = s.peak_nodes.iter().map(usize::to_string).collect();
         println!(
-            "layer {k} expanded in {} slices: jobs' images {} s, peak nodes {}; merged in \
+            "layer {k} expanded in {} slices by {}: jobs' images {} s, peak nodes {}; merged in \
              {:.2} s",
             s.slices,
+            s.split.unwrap_or_default().name(),
             seconds.join(" "),
             peak.join(" "),
             s.merge_seconds

@@ -7,7 +7,7 @@ use crate::failure::Failure;
 use crate::slices::{job_outcome, parse_slice};
 use std::path::PathBuf;
 use symgame_symbolic::{
-    ReachSliceJob, ReachStore, SlicePass, SliceTask, SymbolicOptions, REACH_MANIFEST,
+    ReachSliceJob, ReachStore, SlicePass, SliceSplit, SliceTask, SymbolicOptions, REACH_MANIFEST,
 };
 
 /// `symgame reach-slice`.
@@ -25,6 +25,11 @@ pub struct Args {
     /// Which slice, as I/N: N a power of two up to 256, I below N.
     #[arg(long, value_name = "I/N", value_parser = parse_slice)]
     slice: (u32, u32),
+    /// As `reach --split` (the search passes its own): by clusters, the clusters whose index
+    /// is I modulo N over the whole layer; by states, the layer's states of the slice's cube.
+    /// Default: clusters when the game has at least N clusters, else states.
+    #[arg(long, value_name = "clusters|states")]
+    split: Option<SliceSplit>,
     #[command(flatten)]
     engine: EngineArgs<Reaching>,
     /// As `reach --cluster-nodes` (the search passes its own).
@@ -74,6 +79,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         fingerprint: &manifest.fingerprint,
         limits: &limits,
         task,
+        split: a.split,
     });
     job_outcome(result, &task, a.output.json, a.game.display(), |r| {
         format!(

@@ -217,6 +217,7 @@ impl JobsArgs {
                 // Every layer: the arrays are queued at once, each reading the one before.
                 min_bytes: 0,
                 runner: Arc::new(runner),
+                split: None,
             }));
         }
         let slices = self.slices.unwrap_or(self.jobs.next_power_of_two());
@@ -228,6 +229,7 @@ impl JobsArgs {
             bits: slices.trailing_zeros(),
             min_bytes: self.slice_min_bytes,
             runner: Arc::new(pool),
+            split: None,
         }))
     }
 }

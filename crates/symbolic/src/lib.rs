@@ -110,7 +110,7 @@ pub use solve::files::{
 pub use solve::options::{LayeredMode, SolveOptions, ValueRule};
 pub use solve::slices::{solve_slice, SliceJob, SliceRecord};
 pub use solve::slicing::{
-    SliceFailure, SlicePass, SliceRunner, SliceTask, Slicing, MAX_SLICE_BITS,
+    SliceFailure, SlicePass, SliceRunner, SliceSplit, SliceTask, Slicing, MAX_SLICE_BITS,
 };
 pub use solve::solution::{read_solution, Solution};
 pub use solve::spill::{resumable_encoding, FORWARD_MANIFEST};

@@ -31,7 +31,7 @@ use crate::solve::files::{
     StoredLayer, NO_CHECKSUM,
 };
 use crate::solve::slices::{remove_slices, slice_count, slice_cube};
-use crate::solve::slicing::{SliceFailure, SlicePass, SliceTask, Slicing};
+use crate::solve::slicing::{SliceFailure, SlicePass, SliceSplit, SliceTask, Slicing};
 use crate::solve::stats::SlicedStats;
 
 const RECORD_FORMAT: &str = "symgame-reach-slice";
@@ -51,8 +51,20 @@ pub struct ReachSliceRecord {
     pub index: u32,
     /// Slices of the layer.
     pub count: u32,
-    /// The variables that cut the layer into slices, and their values in this slice.
+    /// How the layer was split: by states (`cube`) or by clusters (`clusters`). A record of
+    /// the other split than the search's is not this slice's: the slice is run again.
+    #[serde(default)]
+    pub split: SliceSplit,
+    /// The variables that cut the layer into slices, and their values in this slice (by
+    /// states; empty by clusters).
     pub cube: Vec<(Var, bool)>,
+    /// The transition clusters the job took the images under (by clusters: those whose index
+    /// is `index` modulo `count`; empty by states).
+    #[serde(default)]
+    pub clusters: Vec<usize>,
+    /// The game's transition clusters, as the job compiled it.
+    #[serde(default)]
+    pub partitions: usize,
     /// The encoding's groups were assumed and a state of the slice breaks one: its successors
     /// cannot be trusted (none are written) and the search stops before this layer's image.
     pub broken: bool,
@@ -67,15 +79,24 @@ pub struct ReachSliceRecord {
 }
 
 impl ReachSliceRecord {
-    /// Reads the record of `task` in `dir` if it is there, whole, and of `fingerprint`.
-    pub fn read(dir: &Path, task: &SliceTask, fingerprint: &str) -> Option<ReachSliceRecord> {
+    /// Reads the record of `task` in `dir` if it is there, whole, of `fingerprint`, and made
+    /// by `split` (by clusters: over the same `partitions`).
+    pub fn read(
+        dir: &Path,
+        task: &SliceTask,
+        fingerprint: &str,
+        split: SliceSplit,
+        partitions: usize,
+    ) -> Option<ReachSliceRecord> {
         let path = task.record_path(dir);
         let text = std::fs::read_to_string(&path).ok()?;
         let r: ReachSliceRecord = serde_json::from_str(&text).ok()?;
         check_manifest_sum(&path, &text, &r.checksum, "the slice is expanded again").ok()?;
         let same = r.format == RECORD_FORMAT
             && r.fingerprint == fingerprint
-            && (r.depth, r.index, r.count) == (task.depth, task.index, task.count);
+            && (r.depth, r.index, r.count) == (task.depth, task.index, task.count)
+            && r.split == split
+            && (split == SliceSplit::States || r.partitions == partitions);
         same.then_some(r)
     }
 }
@@ -95,11 +116,20 @@ pub struct ReachSliceJob<'a> {
     pub limits: &'a Limits,
     /// The slice.
     pub task: SliceTask,
+    /// The split asked for (`None`: [`SliceSplit::choose`], as the search chooses).
+    pub split: Option<SliceSplit>,
 }
 
 impl GameJob<ReachSliceRecord, SolveError> for ReachSliceJob<'_> {
     fn run<E: BddEngine>(self, g: &SymbolicGame<'_, E>) -> Result<ReachSliceRecord, SolveError> {
-        reach_slice(g, self.dir, self.fingerprint, self.limits, self.task)
+        reach_slice(
+            g,
+            self.dir,
+            self.fingerprint,
+            self.limits,
+            self.task,
+            self.split,
+        )
     }
 }
 
@@ -112,8 +142,10 @@ pub fn reach_slice<E: BddEngine>(
     fingerprint: &str,
     limits: &Limits,
     task: SliceTask,
+    split: Option<SliceSplit>,
 ) -> Result<ReachSliceRecord, SolveError> {
-    match expand_slice(g, dir, fingerprint, limits, task) {
+    let split = SliceSplit::choose(split, g.clusters().len(), task.count);
+    match expand_slice(g, dir, fingerprint, limits, task, split) {
         Ok(r) => Ok(r),
         Err(SolveOrStop::Stop(r)) => Err(SolveError::Symbolic(SymbolicError::Stopped(r))),
         Err(SolveOrStop::Error(e)) => Err(e),
@@ -139,12 +171,24 @@ fn read_set<E: BddEngine>(
     Ok(sets)
 }
 
+/// What a job found: the union of its images and of their non-terminal parts, whether a
+/// state breaks an assumed group, its largest BDD, and how it cut the layer.
+struct Found<E: BddEngine> {
+    union: E::Bdd,
+    nonterminal: E::Bdd,
+    broken: bool,
+    peak: usize,
+    cube: Vec<(Var, bool)>,
+    clusters: Vec<usize>,
+}
+
 fn expand_slice<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     dir: &Path,
     fingerprint: &str,
     limits: &Limits,
     task: SliceTask,
+    split: SliceSplit,
 ) -> Result<ReachSliceRecord, SolveOrStop> {
     let started = Instant::now();
     let guard = Guard::new(limits);
@@ -163,36 +207,15 @@ fn expand_slice<E: BddEngine>(
         _ => return Err(FileError::format(&path, "not a layer file of one set").into()),
     };
     let read_seconds = started.elapsed().as_secs_f64();
-    let cube = slice_cube(g, &expand, &e.constant(false), task)?;
-    let x = e.and(&expand, &e.cube(&cube)?)?;
-    let mut peak = e.node_count(&x);
-    let mut broken = false;
-    let (mut images, mut cuts) = (Vec::new(), Vec::new());
-    for p in g.clusters() {
-        guard.check()?;
-        if p.breaks_groups(e, &x)? {
-            broken = true;
-            break;
-        }
-        // The part no longer reads the cut variables: no operation sees the other slices.
-        let img = p.cofactor(e, &cube)?.image(e, &x)?;
-        if e.is_false(&img) {
-            continue;
-        }
-        // A successor under this part is terminal only by a terminal part it can make true.
-        let cut = p.cut_terminal(e, &img)?;
-        peak = peak.max(e.node_count(&img)).max(e.node_count(&cut));
-        images.push(img);
-        cuts.push(cut);
-    }
-    let union = or_all(e, images)?;
-    let nonterminal = or_all(e, cuts)?;
-    peak = peak.max(e.node_count(&union));
+    let found = match split {
+        SliceSplit::States => by_states(g, &expand, task, &guard)?,
+        SliceSplit::Clusters => by_clusters(g, &expand, task, &guard)?,
+    };
     guard.check()?;
     let imaged = started.elapsed().as_secs_f64();
-    let classes = match broken {
+    let classes = match found.broken {
         true => Vec::new(),
-        false => [union, nonterminal]
+        false => [found.union, found.nonterminal]
             .iter()
             .enumerate()
             .map(|(i, s)| StoredClass {
@@ -215,15 +238,99 @@ fn expand_slice<E: BddEngine>(
         depth: task.depth,
         index: task.index,
         count: task.count,
-        cube,
-        broken,
+        split,
+        cube: found.cube,
+        clusters: found.clusters,
+        partitions: g.clusters().len(),
+        broken: found.broken,
         read_seconds,
         image_seconds: imaged - read_seconds,
         write_seconds: started.elapsed().as_secs_f64() - imaged,
-        peak_nodes: peak,
+        peak_nodes: found.peak,
     };
     write_checksummed(&task.record_path(dir), &record)?;
     Ok(record)
+}
+
+/// The images of the states of the slice's cube (in `expand`) under every cluster, each
+/// cluster cofactored by the cube.
+fn by_states<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    expand: &E::Bdd,
+    task: SliceTask,
+    guard: &Guard,
+) -> Result<Found<E>, SolveOrStop> {
+    let e = g.engine();
+    let cube = slice_cube(g, expand, &e.constant(false), task)?;
+    let x = e.and(expand, &e.cube(&cube)?)?;
+    let all: Vec<usize> = (0..g.clusters().len()).collect();
+    let mut found = images_under(g, &x, &all, Some(&cube), guard)?;
+    found.cube = cube;
+    found.clusters = Vec::new();
+    Ok(found)
+}
+
+/// The images of all of `expand` under the clusters whose index is the slice's modulo the
+/// slice count.
+fn by_clusters<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    expand: &E::Bdd,
+    task: SliceTask,
+    guard: &Guard,
+) -> Result<Found<E>, SolveOrStop> {
+    let mine: Vec<usize> = (0..g.clusters().len())
+        .filter(|c| c % task.count as usize == task.index as usize)
+        .collect();
+    images_under(g, expand, &mine, None, guard)
+}
+
+/// The images of `x` under the clusters `clusters` (cofactored by `cube` if given), each cut by
+/// its own terminal parts, as one process takes them; stops at the first cluster that finds
+/// a state of `x` breaking an assumed group.
+fn images_under<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    x: &E::Bdd,
+    clusters: &[usize],
+    cube: Option<&[(Var, bool)]>,
+    guard: &Guard,
+) -> Result<Found<E>, SolveOrStop> {
+    let e = g.engine();
+    let mut peak = e.node_count(x);
+    let mut broken = false;
+    let (mut images, mut cuts) = (Vec::new(), Vec::new());
+    for &c in clusters {
+        let p = &g.clusters()[c];
+        guard.check()?;
+        if p.breaks_groups(e, x)? {
+            broken = true;
+            break;
+        }
+        // By states the part no longer reads the cut variables: no operation sees the other
+        // slices.
+        let img = match cube {
+            Some(cube) => p.cofactor(e, cube)?.image(e, x)?,
+            None => p.image(e, x)?,
+        };
+        if e.is_false(&img) {
+            continue;
+        }
+        // A successor under this part is terminal only by a terminal part it can make true.
+        let cut = p.cut_terminal(e, &img)?;
+        peak = peak.max(e.node_count(&img)).max(e.node_count(&cut));
+        images.push(img);
+        cuts.push(cut);
+    }
+    let union = or_all(e, images)?;
+    let nonterminal = or_all(e, cuts)?;
+    peak = peak.max(e.node_count(&union));
+    Ok(Found {
+        union,
+        nonterminal,
+        broken,
+        peak,
+        cube: Vec::new(),
+        clusters: clusters.to_vec(),
+    })
 }
 
 /// The search's side of sliced layers: which layers are sliced, their jobs, the union of
@@ -232,6 +339,10 @@ pub(crate) struct ReachSlicer<'a> {
     slicing: &'a Slicing,
     dir: PathBuf,
     fingerprint: String,
+    /// How the layers are split among the jobs (the jobs choose the same).
+    split: SliceSplit,
+    /// The game's transition clusters (a job's record by clusters must have as many).
+    partitions: usize,
     /// How the last sliced layer went, taken by the search for its row.
     sliced: RefCell<Option<SlicedStats>>,
     /// Why the jobs of a layer failed, if they did (the search then fails).
@@ -243,12 +354,21 @@ pub(crate) struct ReachSlicer<'a> {
 pub(crate) type Images<E> = Option<(<E as BddEngine>::Bdd, <E as BddEngine>::Bdd)>;
 
 impl<'a> ReachSlicer<'a> {
-    /// The slicer of a search kept in `dir`, of `fingerprint`.
-    pub(crate) fn new(slicing: &'a Slicing, dir: &Path, fingerprint: &str) -> Self {
+    /// The slicer of a search kept in `dir`, of `fingerprint`, of a game of `partitions`
+    /// transition clusters.
+    pub(crate) fn new(
+        slicing: &'a Slicing,
+        dir: &Path,
+        fingerprint: &str,
+        partitions: usize,
+    ) -> Self {
+        let split = SliceSplit::choose(slicing.split, partitions, slice_count(slicing));
         ReachSlicer {
             slicing,
             dir: dir.to_path_buf(),
             fingerprint: fingerprint.to_string(),
+            split,
+            partitions,
             sliced: RefCell::new(None),
             failure: RefCell::new(None),
         }
@@ -262,7 +382,9 @@ impl<'a> ReachSlicer<'a> {
         store: Option<&ReachStore>,
     ) -> Option<Self> {
         match (slicing, store, g.layerwise()) {
-            (Some(s), Some(st), None) => st.fingerprint().map(|f| ReachSlicer::new(s, st.dir(), f)),
+            (Some(s), Some(st), None) => st
+                .fingerprint()
+                .map(|f| ReachSlicer::new(s, st.dir(), f, g.clusters().len())),
             _ => None,
         }
     }
@@ -295,9 +417,7 @@ impl<'a> ReachSlicer<'a> {
     ) -> Result<Images<E>, Interrupt> {
         let count = slice_count(self.slicing);
         let missing: Vec<u32> = (0..count)
-            .filter(|&i| {
-                ReachSliceRecord::read(&self.dir, &self.task(depth, i), &self.fingerprint).is_none()
-            })
+            .filter(|&i| self.record(&self.task(depth, i)).is_none())
             .collect();
         if !missing.is_empty() {
             let stored = StoredLayer {
@@ -334,6 +454,12 @@ impl<'a> ReachSlicer<'a> {
         }
     }
 
+    /// The record of `task`, if it is there, whole and made by this search's split.
+    fn record(&self, task: &SliceTask) -> Option<ReachSliceRecord> {
+        let (split, partitions) = (self.split, self.partitions);
+        ReachSliceRecord::read(&self.dir, task, &self.fingerprint, split, partitions)
+    }
+
     /// Records `why` as the failure of the search, which stops.
     fn fail(&self, why: String) -> Interrupt {
         *self.failure.borrow_mut() = Some(why);
@@ -351,12 +477,13 @@ impl<'a> ReachSlicer<'a> {
     ) -> Result<Option<((E::Bdd, E::Bdd), SlicedStats)>, SolveOrStop> {
         let mut stats = SlicedStats {
             slices: count,
+            split: Some(self.split),
             ..SlicedStats::default()
         };
         let (mut images, mut cuts) = (Vec::new(), Vec::new());
         for index in 0..count {
             let t = self.task(depth, index);
-            let r = ReachSliceRecord::read(&self.dir, &t, &self.fingerprint).ok_or_else(|| {
+            let r = self.record(&t).ok_or_else(|| {
                 let why = "the job of this slice finished without writing its record";
                 FileError::format(&t.record_path(&self.dir), why)
             })?;
@@ -393,5 +520,64 @@ impl<'a> ReachSlicer<'a> {
     pub(crate) fn remove(&self, depth: usize) {
         remove_slices(&self.dir, SlicePass::Forward, depth);
         let _ = std::fs::remove_file(expand_path(&self.dir, depth));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record of the other split, or by clusters over other partitions, is not the slice's:
+    /// the search runs the slice again.
+    #[test]
+    fn a_record_of_the_other_split_is_not_read() {
+        let dir = std::env::temp_dir().join(format!("reach-split-record-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let task = SliceTask {
+            pass: SlicePass::Forward,
+            depth: 3,
+            index: 1,
+            count: 2,
+        };
+        let record = ReachSliceRecord {
+            format: RECORD_FORMAT.to_string(),
+            checksum: NO_CHECKSUM.to_string(),
+            fingerprint: "f".to_string(),
+            depth: 3,
+            index: 1,
+            count: 2,
+            split: SliceSplit::Clusters,
+            cube: Vec::new(),
+            clusters: vec![1, 3],
+            partitions: 4,
+            broken: false,
+            read_seconds: 0.0,
+            image_seconds: 0.0,
+            write_seconds: 0.0,
+            peak_nodes: 1,
+        };
+        write_checksummed(&task.record_path(&dir), &record).unwrap();
+        let read = |split, partitions| ReachSliceRecord::read(&dir, &task, "f", split, partitions);
+        assert!(read(SliceSplit::Clusters, 4).is_some());
+        assert!(read(SliceSplit::Clusters, 5).is_none());
+        assert!(read(SliceSplit::States, 4).is_none());
+        let states = ReachSliceRecord {
+            split: SliceSplit::States,
+            ..record
+        };
+        write_checksummed(&task.record_path(&dir), &states).unwrap();
+        assert!(read(SliceSplit::States, 4).is_some());
+        assert!(read(SliceSplit::Clusters, 4).is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_split_is_by_clusters_when_each_job_has_one() {
+        assert_eq!(SliceSplit::choose(None, 2, 2), SliceSplit::Clusters);
+        assert_eq!(SliceSplit::choose(None, 2, 4), SliceSplit::States);
+        let states = Some(SliceSplit::States);
+        assert_eq!(SliceSplit::choose(states, 8, 2), SliceSplit::States);
+        assert_eq!("clusters".parse(), Ok(SliceSplit::Clusters));
+        assert!("both".parse::<SliceSplit>().is_err());
     }
 }

@@ -95,6 +95,7 @@ fn run(
             bits: 1,
             min_bytes: 0,
             runner: r,
+            split: None,
         }),
         ..settings(game, dir)
     };

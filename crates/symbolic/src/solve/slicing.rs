@@ -35,6 +35,53 @@ pub struct Slicing {
     pub min_bytes: u64,
     /// Runs the jobs.
     pub runner: Arc<dyn SliceRunner>,
+    /// How `reach` splits a forward layer among its jobs (`None`: [`SliceSplit::choose`]);
+    /// `solve`'s backward slices are always by states.
+    pub split: Option<SliceSplit>,
+}
+
+/// How the jobs of a forward layer (`reach --jobs N`) share its work.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SliceSplit {
+    /// Each job takes the states of its cube (the cofactors by a few state variables) under
+    /// every transition cluster (the partitions cofactored too).
+    #[default]
+    States,
+    /// Each job takes the whole layer under the clusters whose index is its own modulo the
+    /// number of jobs.
+    Clusters,
+}
+
+impl SliceSplit {
+    /// The split asked for, or else by clusters when the game has at least `count` clusters
+    /// (each job then has one), else by states.
+    pub fn choose(asked: Option<SliceSplit>, clusters: usize, count: u32) -> SliceSplit {
+        match asked {
+            Some(s) => s,
+            None if clusters >= count as usize => SliceSplit::Clusters,
+            None => SliceSplit::States,
+        }
+    }
+
+    /// Its name (`states`, `clusters`), as the flag `--split` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SliceSplit::States => "states",
+            SliceSplit::Clusters => "clusters",
+        }
+    }
+}
+
+impl std::str::FromStr for SliceSplit {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "states" => Ok(SliceSplit::States),
+            "clusters" => Ok(SliceSplit::Clusters),
+            _ => Err(format!("expected clusters or states, not {s:?}")),
+        }
+    }
 }
 
 impl std::fmt::Debug for Slicing {
@@ -42,6 +89,7 @@ impl std::fmt::Debug for Slicing {
         f.debug_struct("Slicing")
             .field("bits", &self.bits)
             .field("min_bytes", &self.min_bytes)
+            .field("split", &self.split)
             .finish_non_exhaustive()
     }
 }

@@ -113,6 +113,10 @@ pub struct SlicedStats {
     pub peak_nodes: Vec<usize>,
     /// Seconds this process spent merging the slices' files into the layer's.
     pub merge_seconds: f64,
+    /// How a forward layer was split among the jobs (`reach`; `None`: by states, as every
+    /// layer of `solve`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<crate::solve::slicing::SliceSplit>,
 }
 
 /// The result statistics of [`solve`](fn@crate::solve).
