@@ -126,21 +126,7 @@ fn same_with_slices(tag: &str, name: &str, base: &[&str]) -> usize {
 fn reach_slices_give_the_same_layers_on_every_bundled_game() {
     // The Connect Four boards from 6x4 up take minutes; the 8-puzzle's 41 layers in four jobs
     // each (every job compiling the game) take over a minute.
-    let skip = [
-        "connect4_6x4",
-        "connect4_5x5",
-        "connect4_6x5",
-        "connect4_7x6",
-        "eight_puzzle",
-    ];
-    let mut games: Vec<String> = std::fs::read_dir(root().join("gdl"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter_map(|n| n.strip_suffix(".kif").map(str::to_string))
-        .filter(|n| !skip.contains(&n.as_str()))
-        .collect();
-    games.sort();
+    let games = crate::bundled_games_but_the_largest();
     let mut sliced = Vec::new();
     for name in &games {
         if same_with_slices("symbolic", name, &SYMBOLIC) > 0 {

@@ -102,21 +102,7 @@ const SLICED: [&str; 6] = ["--jobs", "2", "--slices", "4", "--slice-min-bytes", 
 fn slices_give_the_same_solution_on_every_bundled_game() {
     // The Connect Four boards from 6x4 up take minutes (measured in docs/distributed.md);
     // eight_puzzle is single-player, solved on the whole set, which is never sliced.
-    let skip = [
-        "connect4_6x4",
-        "connect4_5x5",
-        "connect4_6x5",
-        "connect4_7x6",
-        "eight_puzzle",
-    ];
-    let mut games: Vec<String> = std::fs::read_dir(root().join("gdl"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter_map(|n| n.strip_suffix(".kif").map(str::to_string))
-        .filter(|n| !skip.contains(&n.as_str()))
-        .collect();
-    games.sort();
+    let games = crate::bundled_games_but_the_largest();
     let mut layered = Vec::new();
     for name in &games {
         let game = format!("gdl/{name}.kif");

@@ -71,3 +71,24 @@ pub fn line_starting<'a>(text: &'a str, prefix: &str) -> &'a str {
         .find(|l| l.starts_with(prefix))
         .unwrap_or_else(|| panic!("no line starts with {prefix:?}: {text}"))
 }
+
+/// The bundled games (`gdl/*.kif`, by name, sorted) but the Connect Four boards from 6x4 up
+/// (minutes each) and the 8-puzzle (41 layers): the games the slice tests run both ways.
+pub fn bundled_games_but_the_largest() -> Vec<String> {
+    let skip = [
+        "connect4_6x4",
+        "connect4_5x5",
+        "connect4_6x5",
+        "connect4_7x6",
+        "eight_puzzle",
+    ];
+    let mut games: Vec<String> = std::fs::read_dir(symgame_testkit::root().join("gdl"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter_map(|n| n.strip_suffix(".kif").map(str::to_string))
+        .filter(|n| !skip.contains(&n.as_str()))
+        .collect();
+    games.sort();
+    games
+}
