@@ -176,8 +176,8 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
     /// function is its current value), so "no" is always safe: within a care set, two functions
     /// that agree only on the set are taken as different (checking within the set costs an
     /// operation over the whole set, per fluent and joint move).
-    pub(crate) fn same(&self, a: &E::Bdd, b: &E::Bdd) -> BddResult<bool> {
-        Ok(a == b)
+    pub(crate) fn same(&self, a: &E::Bdd, b: &E::Bdd) -> bool {
+        a == b
     }
 
     /// `v`, the BDD of a gate or of a step towards it, cut to the care set if there is one
@@ -570,7 +570,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         self.base_changed = (0..self.game.fluents.len())
             .map(|f| {
                 let nf = self.lit(self.game.next[f])?;
-                Ok(!self.same(&nf, self.fluent(f))?)
+                Ok(!self.same(&nf, self.fluent(f)))
             })
             .collect::<BddResult<_>>()?;
         Ok(())

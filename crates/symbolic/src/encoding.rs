@@ -256,6 +256,14 @@ impl Encoding {
         &self.groups
     }
 
+    /// The current-state variables of the turn groups ([`Self::is_turn_group`]), ascending.
+    pub fn turn_vars(&self) -> Vec<Var> {
+        (0..self.fluent_groups().len())
+            .filter(|&g| self.is_turn_group(g))
+            .flat_map(|g| self.group_bits(g).map(Encoding::current_bit_var))
+            .collect()
+    }
+
     /// Whether group `g` says whose turn it is: the game has two or more roles and the legal
     /// condition of every move reads one of the group's fluents (like `(control ?r)`).
     pub fn is_turn_group(&self, g: usize) -> bool {

@@ -197,7 +197,7 @@ impl Layerwise {
                 }
             }
         }
-        let joint = self.joint_moves_of(e, enc, &legal, &expand, &expired)?;
+        let joint = self.joint_moves_of(e, enc, &legal, &expand, PRUNED_BY_TURN, &expired)?;
         let image = self.clustered_image(e, enc, &mut comp, joint, &expand, guard)?;
         Ok((expand, image))
     }
@@ -205,21 +205,19 @@ impl Layerwise {
     /// The joint moves whose moves may be legal together in a state of `expand`, with the
     /// states where they are legal (over all states, within the layer's care set). Pruned by
     /// the layer's turn bits only (`exists` of the other variables: a small BDD), which
-    /// costs an operation on a tiny BDD per joint move; if that leaves more than
-    /// [`PRUNED_BY_TURN`] joint moves (or [`Layerwise::max_joint_moves`]), by the layer itself
-    /// (an operation on the layer each).
+    /// costs an operation on a tiny BDD per joint move; if that leaves more than `by_turn`
+    /// ([`PRUNED_BY_TURN`]) joint moves (or [`Layerwise::max_joint_moves`]), by the layer
+    /// itself (an operation on the layer each).
     fn joint_moves_of<E: BddEngine>(
         &self,
         e: &E,
         enc: &Encoding,
         legal: &[Vec<E::Bdd>],
         expand: &E::Bdd,
+        by_turn: usize,
         expired: &dyn Fn() -> bool,
     ) -> Result<Vec<(crate::compile::JointMove, E::Bdd)>, SymbolicError> {
-        let turn: Vec<Var> = (0..enc.fluent_groups().len())
-            .filter(|&g| enc.is_turn_group(g))
-            .flat_map(|g| enc.group_bits(g).map(Encoding::current_bit_var))
-            .collect();
+        let turn = enc.turn_vars();
         let others: VarSet = enc
             .current_vars()
             .iter()
@@ -227,7 +225,7 @@ impl Layerwise {
             .collect::<Vec<_>>()
             .into();
         let turns = e.exists(expand, &others)?;
-        let limit = PRUNED_BY_TURN.min(self.max_joint_moves);
+        let limit = by_turn.min(self.max_joint_moves);
         let by_turn = joint_moves(e, legal, &turns, limit, expired);
         match by_turn {
             Ok(joint) => Ok(joint),
@@ -500,6 +498,38 @@ mod tests {
     use crate::options::SymbolicOptions;
     use crate::test_support::{encoded, small_engine};
     use crate::SymbolicGame;
+
+    /// The joint moves pruned by the turn bits, and past the limit by the layer, give the
+    /// image of the game compiled once, layer by layer.
+    #[test]
+    fn both_prunings_of_the_joint_moves_give_the_compiled_image() {
+        let (game, enc) = encoded("tictactoe");
+        let e = small_engine(&enc);
+        let once = SymbolicGame::new(&e, &game, enc.clone(), &SymbolicOptions::default()).unwrap();
+        let layerwise = SymbolicOptions {
+            layerwise_fallback: true,
+            max_condition_nodes: 0,
+            ..Default::default()
+        };
+        let within = SymbolicGame::new(&e, &game, enc.clone(), &layerwise).unwrap();
+        let lw = within.layerwise().expect("compiled within each layer");
+        let mut layer = once.init().clone();
+        for _ in 0..4 {
+            let want = once.image(&layer).unwrap();
+            for by_turn in [PRUNED_BY_TURN, 0] {
+                let (mut comp, expand) = lw.compiled(&e, &enc, &layer, None, false).unwrap();
+                let legal = comp.legal().unwrap();
+                let joint = lw
+                    .joint_moves_of(&e, &enc, &legal, &expand, by_turn, &|| false)
+                    .unwrap();
+                let got = lw
+                    .clustered_image(&e, &enc, &mut comp, joint, &expand, None)
+                    .unwrap();
+                assert_eq!(got, want, "pruned by turn up to {by_turn}");
+            }
+            layer = want;
+        }
+    }
 
     /// The dials of three_dials read the moves of their own role only and the round counter
     /// reads none; penalty_kick's score reads both roles' moves, and a single role is never

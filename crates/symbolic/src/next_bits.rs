@@ -27,7 +27,7 @@ pub(crate) fn next_bit_functions<E: BddEngine>(
         let mut changed = false;
         for &f in &group.fluents {
             let nf = comp.lit(game.next[f])?;
-            changed |= !comp.same(&nf, comp.fluent(f))?;
+            changed |= !comp.same(&nf, comp.fluent(f));
             nfs.push(nf);
         }
         if !changed {
@@ -44,7 +44,7 @@ pub(crate) fn next_bit_functions<E: BddEngine>(
                 .map(|(_, nf)| nf.clone())
                 .collect();
             let nb = or_all(e, set)?;
-            if !comp.same(&nb, &e.var(Encoding::current_bit_var(b)))? {
+            if !comp.same(&nb, &e.var(Encoding::current_bit_var(b))) {
                 out.push((b, nb));
             }
         }
@@ -91,13 +91,11 @@ pub(crate) fn group_violation_of<E: BddEngine>(
         // Next values that are the current ones break nothing the state does not break already
         // (and the states checked are reached under these checks, from an initial state that
         // meets every group).
-        let kept = group
-            .fluents
-            .iter()
-            .zip(&nfs)
-            .map(|(&f, nf)| comp.same(nf, comp.fluent(f)))
-            .collect::<BddResult<Vec<bool>>>()?;
-        if kept.iter().all(|&k| k) {
+        let kept = group.fluents.iter().zip(&nfs);
+        if kept
+            .into_iter()
+            .all(|(&f, nf)| comp.same(nf, comp.fluent(f)))
+        {
             continue;
         }
         let (two, none) = crate::disjunction::two_and_none(e, &nfs)?;

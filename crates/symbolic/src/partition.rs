@@ -334,10 +334,7 @@ pub(crate) fn cluster<E: BddEngine>(
     }
     // Parts whose relations fix the turn groups to different values are never merged:
     // in a layer where one role moves, the other role's cluster is empty at once.
-    let turn_vars: Vec<Var> = (0..enc.fluent_groups().len())
-        .filter(|&g| enc.is_turn_group(g))
-        .flat_map(|g| enc.group_bits(g).map(Encoding::current_bit_var))
-        .collect();
+    let turn_vars = enc.turn_vars();
     type Guard = Vec<(Var, bool)>;
     let mut keyed: Vec<(Guard, Vec<Partition<E>>)> = Vec::new();
     for p in partitions {
