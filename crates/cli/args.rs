@@ -367,6 +367,18 @@ impl<K: EngineDefaults> EngineArgs<K> {
         Some(m.max(64 << 20))
     }
 
+    /// `--threads` for each of `jobs` processes on this machine: as given, or where it is 0
+    /// (one per core), the cores shared among the jobs (at least one each). Two jobs of
+    /// `reach` with two threads each on two cores took 1.11× the wall time of two with one
+    /// thread each (docs/distributed.md, "Forward layers").
+    pub fn threads_share(&self, jobs: u32) -> usize {
+        if self.threads != 0 {
+            return self.threads;
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        (cores / jobs.max(1) as usize).max(1)
+    }
+
     /// The set-up of a search of `game` with `encoding` on this engine.
     pub fn setup<'a>(
         &self,

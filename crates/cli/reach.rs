@@ -41,8 +41,7 @@ pub struct Args {
     jobs: crate::slices::JobsArgs,
     /// How --jobs split a forward layer: `clusters` (each job the whole layer under the
     /// transition clusters whose index is its own modulo the slice count) or `states` (each job
-    /// the layer's states of its cube under every cluster). Default: clusters when the game has
-    /// at least as many clusters as slices, else states.
+    /// the layer's states of its cube under every cluster). Default: states.
     #[arg(long, value_name = "clusters|states")]
     split: Option<symgame_symbolic::SliceSplit>,
     // The time limit bounds grounding too.

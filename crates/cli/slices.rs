@@ -152,8 +152,8 @@ pub(crate) fn job_outcome<T: serde::Serialize>(
 #[derive(clap::Args)]
 pub struct JobsArgs {
     /// Solve (solve) or expand (reach) each large layer in slices, N processes at once
-    /// (`symgame solve-slice` or `symgame reach-slice`, each with its own BDD engine and a 1/N
-    /// share of the memory), with a directory (solve: --out or --resume; reach: --resume): the
+    /// (`symgame solve-slice` or `symgame reach-slice`, each with its own BDD engine, a 1/N
+    /// share of the memory and, unless --threads is given, of the cores), with a directory (solve: --out or --resume; reach: --resume): the
     /// jobs share its files. 1: every layer in this process.
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=256))]
@@ -210,7 +210,8 @@ impl JobsArgs {
         clock: &Clock,
     ) -> Result<Option<Slicing>, Failure> {
         if self.slurm {
-            let args = spec.command(spec.engine.memory)?;
+            // A cluster's machines are the jobs' own: `--threads` as given.
+            let args = spec.command(spec.engine.memory, spec.engine.threads)?;
             let runner = SlurmRunner::new(args, spec.pass, spec.dir, self.sbatch.clone(), clock)?;
             return Ok(Some(Slicing {
                 bits: self.slices.unwrap_or(2).trailing_zeros(),
@@ -253,10 +254,14 @@ pub struct JobSpec<'a, K: EngineDefaults> {
 
 impl<K: EngineDefaults> JobSpec<'_, K> {
     /// The command line of a job, up to `--layer` and `--slice`: `symgame solve-slice GAME
-    /// --dir DIR` (or `reach-slice`), the engine flags, `--memory` if given, the node limit,
+    /// --dir DIR` (or `reach-slice`), the engine flags (with `threads`), `--memory` if given, the node limit,
     /// the further flags, `--json`. Paths are made absolute, so that a job started elsewhere
     /// (a batch scheduler) finds them.
-    pub(crate) fn command(&self, memory: Option<u64>) -> Result<Vec<OsString>, Failure> {
+    pub(crate) fn command(
+        &self,
+        memory: Option<u64>,
+        threads: usize,
+    ) -> Result<Vec<OsString>, Failure> {
         let exe = std::env::current_exe()
             .map_err(|e| Failure::internal(format!("cannot find the symgame program: {e}")))?;
         let sub = match self.pass {
@@ -268,7 +273,7 @@ impl<K: EngineDefaults> JobSpec<'_, K> {
         let engine = self.engine;
         for (flag, value) in [
             ("--backend", engine.backend.to_string()),
-            ("--threads", engine.threads.to_string()),
+            ("--threads", threads.to_string()),
             ("--cache-log2", engine.cache_log2.to_string()),
         ] {
             args.extend([flag.into(), value.into()]);
@@ -311,7 +316,10 @@ impl LocalPool {
         jobs: u32,
         clock: &Clock,
     ) -> Result<LocalPool, Failure> {
-        let args = spec.command(spec.engine.memory_share(jobs))?;
+        let args = spec.command(
+            spec.engine.memory_share(jobs),
+            spec.engine.threads_share(jobs),
+        )?;
         Ok(LocalPool {
             args,
             pass: spec.pass,

@@ -290,11 +290,40 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
             return proof;
         }
     };
-    match houdini(&engine, game, &enc, &candidates, budget, &mut proof.rounds) {
-        Ok(Ok((amo, alo))) => {
+    // The claims the initial state, the known states and a sample of playouts leave; the
+    // proof drops more, and when it gives up, the ones it had dropped stay dropped.
+    let (mut amo, mut alo) = claims_of_init(game, &candidates);
+    let sample_time = (budget.time / 10).min(ASSUME_PLAYOUTS);
+    falsify_by_states(budget, &candidates, &mut amo, &mut alo);
+    falsify_by_playouts(
+        game,
+        &candidates,
+        &mut amo,
+        &mut alo,
+        sample_time,
+        SAMPLE_SEED,
+    );
+    let mut claims = (amo, alo);
+    let found = houdini(
+        &engine,
+        game,
+        &enc,
+        &candidates,
+        budget,
+        deadline,
+        &mut claims,
+        &mut proof.rounds,
+    );
+    match found {
+        Ok(Ok(())) => {
+            let (amo, alo) = &claims;
             proof.proven = amo.iter().filter(|&&b| b).count();
-            proof.proven_exactly_one = amo.iter().zip(&alo).filter(|(a, b)| **a && **b).count();
-            proof.groups = choose(game.fluents.len(), &candidates, &amo, &alo);
+            proof.proven_exactly_one = amo
+                .iter()
+                .zip(alo.iter())
+                .filter(|(a, b)| **a && **b)
+                .count();
+            proof.groups = choose(game.fluents.len(), &candidates, amo, alo);
         }
         Ok(Err(why)) => {
             proof.gave_up = Some(why);
@@ -306,9 +335,12 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
         }
     }
     if proof.gave_up.is_some() && budget.assume_on_give_up {
-        let (mut amo, mut alo) = claims_of_init(game, &candidates);
-        falsify_by_states(budget, &candidates, &mut amo, &mut alo);
-        falsify_by_playouts(game, &candidates, &mut amo, &mut alo, ASSUME_PLAYOUTS);
+        // Every claim dropped so far is kept dropped (by a reachable state, or as not
+        // inductive: either way it would only risk a break during the search). Playouts of
+        // another seed make up the second of playouts the sample began.
+        let (mut amo, mut alo) = claims;
+        let more = ASSUME_PLAYOUTS.saturating_sub(sample_time);
+        falsify_by_playouts(game, &candidates, &mut amo, &mut alo, more, ASSUME_SEED);
         let groups = choose(game.fluents.len(), &candidates, &amo, &alo);
         // Worth it only where it saves a quarter of the bits: the checks cost a BDD per joint
         // move, and a relation over many small assumed groups can outgrow the plain one.
@@ -321,27 +353,34 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
     proof
 }
 
-/// How long random playouts try to break the candidates before they are assumed.
+/// How long random playouts try to break the candidates before they are assumed (the sample
+/// before the proof included).
 const ASSUME_PLAYOUTS: Duration = Duration::from_secs(1);
+
+/// The seeds of the playouts before the proof and of those after it gave up: fixed, so that
+/// the proof, and so the encoding, is deterministic but for where a time budget cuts it.
+const SAMPLE_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
+const ASSUME_SEED: u64 = 0xD1B5_4A32_D192_ED03;
 
 /// Per candidate: whether "at most one" and whether "at least one" is proven.
 type Claims = (Vec<bool>, Vec<bool>);
 
-/// The greatest set of claims that is inductive: per candidate, whether "at most one" and
-/// "at least one" survive. The inner `Err` is a budget given up on.
+/// Drops claims from `claims` (per candidate, whether "at most one" and "at least one" hold)
+/// until the rest is inductive: their greatest inductive subset. The inner `Err` is a budget
+/// given up on (`deadline`, or [`MutexBudget`]'s others); `claims` then holds what was left
+/// when it gave up, a superset of that subset.
+#[allow(clippy::too_many_arguments)]
 fn houdini<E: BddEngine>(
     e: &E,
     game: &GroundGame,
     enc: &Encoding,
     candidates: &[Candidate],
     budget: &MutexBudget,
+    deadline: Instant,
+    claims: &mut Claims,
     rounds: &mut usize,
-) -> BddResult<Result<Claims, String>> {
-    let started = Instant::now();
-    let (mut amo, mut alo) = claims_of_init(game, candidates);
-    let sample_time = (budget.time / 10).min(Duration::from_secs(1));
-    falsify_by_states(budget, candidates, &mut amo, &mut alo);
-    falsify_by_playouts(game, candidates, &mut amo, &mut alo, sample_time);
+) -> BddResult<Result<(), String>> {
+    let (amo, alo) = claims;
     let (mut comp, term_leaves) = Compiler::prepared(e, game, enc, None)?;
     let terminal_parts = term_leaves
         .iter()
@@ -359,7 +398,7 @@ fn houdini<E: BddEngine>(
     // function early, and the small, often implied, claims then barely change it.
     let mut assume_order: Vec<usize> = (0..candidates.len()).collect();
     assume_order.sort_by_key(|&c| (std::cmp::Reverse(candidates[c].members.len()), c));
-    let out_of_time = || started.elapsed() > budget.time;
+    let out_of_time = || Instant::now() > deadline;
     const CACHE_LIMIT: usize = 2_000_000;
     const PAIRS_LIMIT: usize = 200_000;
     type Pair<B> = (B, B);
@@ -468,7 +507,7 @@ fn houdini<E: BddEngine>(
             }
         }
         if !dropped {
-            return Ok(Ok((amo, alo)));
+            return Ok(Ok(()));
         }
     }
 }
@@ -590,7 +629,8 @@ fn falsify_by_states(
 }
 
 /// Drops the claims that a reachable state breaks, found by random playouts of the explicit
-/// reasoner from the initial state for up to `time` (and at most 100,000 states). Sound: a
+/// reasoner from the initial state for up to `time` (and at most 100,000 states), random by
+/// `seed` (SplitMix64). Sound: a
 /// claim false in a reachable state is no invariant. Cheap where the proof is not: most
 /// candidates of a game are false, and every one costs the symbolic checks a full round.
 fn falsify_by_playouts(
@@ -599,6 +639,7 @@ fn falsify_by_playouts(
     amo: &mut [bool],
     alo: &mut [bool],
     time: Duration,
+    seed: u64,
 ) {
     const MAX_STATES: usize = 100_000;
     const MAX_DEPTH: usize = 1_000;
@@ -607,8 +648,7 @@ fn falsify_by_playouts(
     // than these playouts take to run.
     let reasoner = symgame_explicit::Reasoner::with_budget(game, 0);
     let roles = reasoner.num_roles();
-    // SplitMix64: a fixed seed keeps the proof, and so the encoding, deterministic.
-    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut seed = seed;
     let mut rand = move |n: usize| {
         seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = seed;

@@ -144,7 +144,7 @@ pub fn reach_slice<E: BddEngine>(
     task: SliceTask,
     split: Option<SliceSplit>,
 ) -> Result<ReachSliceRecord, SolveError> {
-    let split = SliceSplit::choose(split, g.clusters().len(), task.count);
+    let split = SliceSplit::choose(split);
     match expand_slice(g, dir, fingerprint, limits, task, split) {
         Ok(r) => Ok(r),
         Err(SolveOrStop::Stop(r)) => Err(SolveError::Symbolic(SymbolicError::Stopped(r))),
@@ -362,7 +362,7 @@ impl<'a> ReachSlicer<'a> {
         fingerprint: &str,
         partitions: usize,
     ) -> Self {
-        let split = SliceSplit::choose(slicing.split, partitions, slice_count(slicing));
+        let split = SliceSplit::choose(slicing.split);
         ReachSlicer {
             slicing,
             dir: dir.to_path_buf(),
@@ -572,11 +572,10 @@ mod tests {
     }
 
     #[test]
-    fn the_split_is_by_clusters_when_each_job_has_one() {
-        assert_eq!(SliceSplit::choose(None, 2, 2), SliceSplit::Clusters);
-        assert_eq!(SliceSplit::choose(None, 2, 4), SliceSplit::States);
-        let states = Some(SliceSplit::States);
-        assert_eq!(SliceSplit::choose(states, 8, 2), SliceSplit::States);
+    fn the_split_is_by_states_unless_asked() {
+        assert_eq!(SliceSplit::choose(None), SliceSplit::States);
+        let clusters = Some(SliceSplit::Clusters);
+        assert_eq!(SliceSplit::choose(clusters), SliceSplit::Clusters);
         assert_eq!("clusters".parse(), Ok(SliceSplit::Clusters));
         assert!("both".parse::<SliceSplit>().is_err());
     }
