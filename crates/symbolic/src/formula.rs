@@ -144,6 +144,10 @@ impl<E: BddEngine> Formula<E> {
 /// (gt_two_thirds_4p's goal, an average over the bids, grew past 18 GB as a tree).
 pub(crate) const MAX_LEAVES: usize = 4096;
 
+/// Two leaves are merged only when the product of their node counts, which bounds the node
+/// pairs the operation visits, is at most this.
+const MAX_MERGE_PAIRS: usize = 1_000_000;
+
 /// Builds formulas for literals of a circuit, bottom-up: a gate becomes one BDD leaf while the
 /// combination of its inputs stays within `cap` nodes, else a tree of its inputs' formulas
 /// (consecutive leaves merged up to the cap); a tree of more than [`MAX_LEAVES`] leaves is
@@ -231,8 +235,14 @@ impl<'a, E: BddEngine> FormulaBuilder<'a, E> {
                     // Merge only inputs that are small together: two leaves within the cap can
                     // still combine into a monster (Connect Four 6×5: "red has a line" and
                     // "yellow has a line" are small, "somebody has a line" is 34 M nodes), and
-                    // building it just to see that is what the formula avoids.
-                    let small = |c: &E::Bdd| e.node_count(c) + e.node_count(&b) <= self.cap;
+                    // building it just to see that is what the formula avoids. The product of
+                    // the sizes bounds the operation's work: two leaves of 10,000 nodes each
+                    // can make 10^8 node pairs (nonogram_10x10_1's terminal condition within a
+                    // layer sat in one such AND for minutes).
+                    let small = |c: &E::Bdd| {
+                        let (nc, nb) = (e.node_count(c), e.node_count(&b));
+                        nc + nb <= self.cap && nc.saturating_mul(nb) <= MAX_MERGE_PAIRS
+                    };
                     let merged = match leaves.last() {
                         Some(c) if small(c) && is_and => Some(e.and(c, &b)?),
                         Some(c) if small(c) => Some(e.or(c, &b)?),
@@ -339,5 +349,39 @@ mod tests {
         assert!(f.leaves() <= MAX_LEAVES, "{} leaves", f.leaves());
         assert!(!whole.is_empty(), "no gate was compiled whole");
         assert!(e.is_true(&e.iff(&f.to_bdd(&e).unwrap(), &want).unwrap()));
+    }
+
+    /// Two leaves are merged only while their operation is cheap: within the cap by the sum of
+    /// their sizes, and by the product (parities of 700 variables, about 1,400 nodes each: the
+    /// sum is far within a cap of 10^6, the product over [`MAX_MERGE_PAIRS`]); small ones are.
+    #[test]
+    fn leaves_whose_operation_could_be_huge_stay_apart() {
+        let n = 1_400u32;
+        let e = BiodivineEngine::new(n + 4, &EngineConfig::small()).unwrap();
+        let parity = |vars: std::ops::Range<u32>| {
+            vars.fold(e.constant(false), |a, v| {
+                e.apply(symgame_bdd::BinaryOp::Xor, &a, &e.var(v)).unwrap()
+            })
+        };
+        let (a, b) = (parity(0..n / 2), parity(n / 2..n));
+        assert!(e.node_count(&a) * e.node_count(&b) > MAX_MERGE_PAIRS);
+        let circuit = Circuit {
+            num_inputs: 1,
+            gates: Vec::new(),
+            blocks: Vec::new(),
+        };
+        let builder = FormulaBuilder::new(&e, &circuit, 1_000_000);
+        let leaves = |bs: &[&<BiodivineEngine as BddEngine>::Bdd]| {
+            bs.iter()
+                .map(|&b| Formula::Leaf(b.clone()))
+                .collect::<Vec<_>>()
+        };
+        let f = builder.combine(leaves(&[&a, &b]), true).unwrap();
+        assert_eq!(f.leaves(), 2);
+        let want = e.and(&a, &b).unwrap();
+        assert!(e.is_true(&e.iff(&f.to_bdd(&e).unwrap(), &want).unwrap()));
+        let (x, y) = (e.var(n), e.var(n + 1));
+        let f = builder.combine(leaves(&[&x, &y]), false).unwrap();
+        assert_eq!(f.leaves(), 1);
     }
 }

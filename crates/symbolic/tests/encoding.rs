@@ -233,3 +233,32 @@ fn a_proof_over_its_node_budget_gives_up_with_single_fluents() {
         }
     }
 }
+
+/// A proof that gives up keeps dropped what it had dropped: `tests/games/latent_pair.kif`'s
+/// `(a 1)`/`(a 2)` claim holds in every reachable state (so no playout breaks it) but is not
+/// inductive, and the first round drops it. Given up after that round, the groups assumed
+/// leave it out; `(b 1)`/`(b 2)` is still assumed.
+#[test]
+fn a_proof_that_gives_up_keeps_the_claims_it_dropped() {
+    use symgame_symbolic::mutex::{prove_groups_within, MutexBudget};
+    let game = load(&root().join("tests/games/latent_pair.kif"));
+    let (a1, a2) = (fluent(&game, "(a 1)"), fluent(&game, "(a 2)"));
+    let (b1, b2) = (fluent(&game, "(b 1)"), fluent(&game, "(b 2)"));
+    // Given all the rounds it needs, the proof drops the claim and proves the other.
+    let proof = prove_groups(&game);
+    assert!(proof.gave_up.is_none(), "{proof:?}");
+    assert_ne!(group_of(&proof, a1).fluents, group_of(&proof, a2).fluents);
+    assert_eq!(group_of(&proof, b1).fluents.len(), 2, "{proof:?}");
+    let budget = MutexBudget {
+        max_rounds: 1,
+        assume_on_give_up: true,
+        ..MutexBudget::default()
+    };
+    let proof = prove_groups_within(&game, &budget);
+    let why = proof.gave_up.as_deref().expect("a second round is needed");
+    assert!(why.contains("rounds"), "{why}");
+    assert!(proof.assumed, "{proof:?}");
+    assert_eq!(group_of(&proof, a1).fluents.len(), 1, "{proof:?}");
+    assert_eq!(group_of(&proof, a2).fluents.len(), 1, "{proof:?}");
+    assert!(group_of(&proof, b1).fluents.contains(&b2), "{proof:?}");
+}
