@@ -22,11 +22,6 @@ use crate::partition::{self, Partition};
 /// A goal value and its condition as one BDD.
 pub type GoalBdd<E> = (u8, <E as BddEngine>::Bdd);
 
-/// The share of the set-up time left that clustering the partitions may take (measured in the
-/// 10-s corpus sweep: merging took up to 3.9 s of ticTacHeavenFC's 10 s, and its first
-/// layers were as many with no clustering at all).
-const CLUSTERING_SHARE: f64 = 0.25;
-
 /// A ground game compiled to BDDs over an [`Encoding`], on engine `E`.
 pub struct SymbolicGame<'e, E: BddEngine> {
     engine: &'e E,
@@ -299,14 +294,8 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         drop(comp);
         opts.phase_done(live());
         opts.phase("clustering");
-        // Clustering only speeds up images: it gets a share of the set-up time left, and the
-        // partitions not merged by then stay as they are.
-        let cluster_deadline = opts.setup_deadline.map(|d| {
-            let now = std::time::Instant::now();
-            now + d.saturating_duration_since(now).mul_f64(CLUSTERING_SHARE)
-        });
         let mut clusters =
-            partition::cluster(e, enc, &partitions, opts.cluster_nodes, cluster_deadline)?;
+            partition::cluster(e, enc, &partitions, opts.cluster_nodes, opts.setup_deadline)?;
         opts.phase_done(live());
         opts.phase("terminal_parts");
         // Once the relations are built, the terminal parts get at least a second more.
