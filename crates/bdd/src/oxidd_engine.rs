@@ -386,22 +386,39 @@ impl BddEngine for OxiddEngine {
     // oxidd's own count marks nodes in a bit set as large as the node table: a bounded walk
     // is what a frequent size check needs.
     fn node_count_exceeds(&self, f: &OxiddBdd, cap: usize) -> bool {
-        f.0.with_manager_shared(|manager, root| {
-            let mut seen: HashSet<NodeID, FxBuild> = HashSet::default();
-            let mut stack = vec![root];
-            while let Some(e) = stack.pop() {
-                if !seen.insert(e.node_id()) {
-                    continue;
+        // Called per step of every gate compiled within a layer (with a cap of a few hundred
+        // nodes): the set is kept between calls, so that a call neither allocates nor rehashes
+        // it (growing a fresh set to 256 entries cost more than the walk itself).
+        thread_local! {
+            static SEEN: std::cell::RefCell<HashSet<NodeID, FxBuild>> =
+                std::cell::RefCell::default();
+        }
+        const KEPT: usize = 1 << 12;
+        SEEN.with(|kept| {
+            let mut fresh = HashSet::default();
+            let mut borrowed = kept.try_borrow_mut();
+            let seen = match borrowed.as_deref_mut() {
+                Ok(set) if cap < KEPT => set,
+                _ => &mut fresh,
+            };
+            seen.clear();
+            f.0.with_manager_shared(|manager, root| {
+                let mut stack = Vec::with_capacity(64);
+                stack.push(root);
+                while let Some(e) = stack.pop() {
+                    if !seen.insert(e.node_id()) {
+                        continue;
+                    }
+                    if seen.len() > cap {
+                        return true;
+                    }
+                    if let Node::Inner(node) = manager.get_node(e) {
+                        stack.push(node.child(0));
+                        stack.push(node.child(1));
+                    }
                 }
-                if seen.len() > cap {
-                    return true;
-                }
-                if let Node::Inner(node) = manager.get_node(e) {
-                    stack.push(node.child(0));
-                    stack.push(node.child(1));
-                }
-            }
-            false
+                false
+            })
         })
     }
 

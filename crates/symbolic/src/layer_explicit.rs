@@ -134,11 +134,18 @@ impl ExplicitLayers {
             }
             (None, Some(y)) => Duration::from_secs_f64(1.5 * y * nodes as f64 + 0.05),
             // Nothing symbolic measured yet: twice the prediction, at least a second, at most
-            // a tenth of the time left; once lost, the symbolic way measures first.
+            // a tenth of the time left (not tried at all where the prediction alone is more);
+            // once lost, the symbolic way measures first.
             (Some(_), None) | (None, None) if rates.lost > 0 => return Ok(None),
-            (Some(x), None) => Duration::from_secs_f64(2.0 * x * states as f64)
-                .max(FIRST_BUDGET)
-                .min(guard.time_left().map_or(Duration::MAX, |t| t / 10)),
+            (Some(x), None) => {
+                // An attempt predicted to outlast its budget would only cost the budget.
+                let cap = guard.time_left().map_or(Duration::MAX, |t| t / 10);
+                let predicted = Duration::from_secs_f64(x * states as f64);
+                if predicted > cap {
+                    return Ok(None);
+                }
+                (2 * predicted).max(FIRST_BUDGET).min(cap)
+            }
             (None, None) => FIRST_BUDGET,
         };
         let now = Instant::now();
@@ -242,4 +249,69 @@ fn expand_codes(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{encoded, small_engine};
+    use symgame_bdd::BddEngine;
+    use symgame_limits::Limits;
+
+    /// The successors of tictactoe's first move, as a layer of nine states.
+    fn second_layer<E: BddEngine>(e: &E, enc: &Encoding, game: &GroundGame) -> E::Bdd {
+        let r = Reasoner::new(game);
+        let init = r.initial_state();
+        let mut legal: Vec<Vec<MoveId>> = vec![Vec::new(); r.num_roles()];
+        for (role, l) in legal.iter_mut().enumerate() {
+            r.legal_moves_into(&init, role, l);
+        }
+        let mut codes = Vec::new();
+        for_each_joint_move(&legal, |joint| {
+            codes.push(state_code(enc, &r.next_state(&init, joint)).expect("a code"));
+            true
+        });
+        codes_states_bdd(e, enc, codes).unwrap()
+    }
+
+    /// Before any symbolic layer is measured, a layer whose explicit expansion is predicted to
+    /// outlast the budget it could get (a tenth of the time left) is not tried at all, so it
+    /// costs nothing; one predicted to fit is tried and expanded.
+    #[test]
+    fn an_attempt_predicted_past_its_budget_is_not_made() {
+        let (game, enc) = encoded("tictactoe");
+        let e = small_engine(&enc);
+        let layer = second_layer(&e, &enc, &game);
+        let limits = Limits {
+            time_limit: Some(Duration::from_secs(100)),
+            ..Default::default()
+        };
+        let guard = Guard::new(&limits);
+        // Nine states at two seconds each: 18 s, past a tenth of the 100 s left.
+        let slow = ExplicitLayers::new(ExplicitLayerMode::Measured);
+        slow.offer(Reasoner::new(&game), 2.0);
+        let got = slow
+            .try_layer(&e, &enc, &game, &layer, &guard, false)
+            .unwrap();
+        assert!(got.is_none());
+        let rates = slow.rates.lock().unwrap();
+        assert_eq!(
+            rates.explicit_per_state,
+            Some(2.0),
+            "no attempt measured anything"
+        );
+        assert_eq!(rates.lost, 0);
+        drop(rates);
+        // At a millisecond a state it is tried, and gives the layer's successors.
+        let fast = ExplicitLayers::new(ExplicitLayerMode::Measured);
+        fast.offer(Reasoner::new(&game), 0.001);
+        let (expand, image) = fast
+            .try_layer(&e, &enc, &game, &layer, &guard, false)
+            .unwrap()
+            .expect("expanded state by state");
+        assert_eq!(expand, layer, "no state of the second layer is terminal");
+        let n = e.sat_count_over(&image, &enc.current_vars());
+        assert_eq!(n, 72u32.into(), "nine first moves, eight replies each");
+        assert_eq!(fast.won.load(Ordering::Relaxed), 1);
+    }
 }
