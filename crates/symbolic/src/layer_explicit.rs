@@ -9,8 +9,9 @@
 //! So each layer is a race decided by measurement ([`ExplicitLayers`]): the seconds per state
 //! of the last explicit expansion against the seconds per BDD node of the last symbolic one,
 //! each applied to the layer at hand. A layer tried state by state gets a time budget (one and
-//! a half times what the symbolic expansion is predicted to take, at most a second while no
-//! symbolic expansion is measured); past it, the attempt is dropped and the layer is expanded
+//! a half times what the symbolic expansion is predicted to take; while no symbolic expansion
+//! is measured, twice the explicit prediction, at most a tenth of the time left, and no attempt
+//! where the prediction alone is more); past it, the attempt is dropped and the layer is expanded
 //! symbolically; each such loss makes the next attempt wait for a prediction twice as
 //! favourable, until an attempt finishes. Both ways give the same sets:
 //! the non-terminal states of the layer and their successors, exact.
