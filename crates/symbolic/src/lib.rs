@@ -57,6 +57,7 @@ mod next_bits;
 mod formula;
 mod game;
 mod graph;
+mod image_pieces;
 mod interrupt;
 mod layer_explicit;
 mod layerwise;

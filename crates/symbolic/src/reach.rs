@@ -10,6 +10,7 @@ use crate::checkpoint::ReachStore;
 use crate::disjunction::or_all;
 use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
+use crate::image_pieces::{cluster_images, ImagePace};
 use crate::interrupt::Interrupt;
 use crate::prefix::ExplicitRun;
 use crate::reach_slices::{Images, ReachSlicer};
@@ -82,6 +83,8 @@ pub(crate) struct Bfs<E: BddEngine> {
     explicit: Option<ExplicitRun>,
     /// How many layers were expanded explicitly.
     pub(crate) explicit_layers: usize,
+    /// How long the images of the last layer took ([`cluster_images`]).
+    pace: ImagePace,
 }
 
 impl<E: BddEngine> Bfs<E> {
@@ -116,6 +119,7 @@ impl<E: BddEngine> Bfs<E> {
             revisited: false,
             explicit: None,
             explicit_layers: 0,
+            pace: ImagePace::default(),
         })
     }
 
@@ -254,7 +258,7 @@ fn step_layer<E: BddEngine>(
                     sliced_cut = Some(cut);
                     union
                 }),
-                None => cluster_images(g, &bfs.expand, guard, &mut images)?,
+                None => cluster_images(g, (&bfs.expand, &mut bfs.pace), guard, &mut images)?,
             };
             match found {
                 Some(union) => union,
@@ -304,11 +308,11 @@ fn step_layer<E: BddEngine>(
         // Expanded explicitly: the next step cuts it the same way, or is symbolic.
         _ if step.is_some() => g.and_not_terminal(&new)?,
         [] => e.constant(false),
-        [(c, _)] => g.clusters()[*c].cut_terminal(e, &new)?,
+        [(c, _)] => cut_terminal(e, &g.clusters()[*c], &new, guard)?,
         _ => {
             let mut cut = Vec::with_capacity(images.len());
             for (c, img) in &images {
-                cut.push(g.clusters()[*c].cut_terminal(e, img)?);
+                cut.push(cut_terminal(e, &g.clusters()[*c], img, guard)?);
             }
             e.and(&or_all(e, cut)?, &new)?
         }
@@ -338,29 +342,23 @@ fn layerwise_stop(err: SymbolicError, guard: &Guard) -> Interrupt {
     })
 }
 
-/// The successors of `expand` under each cluster (those with successors, into `images`) and
-/// their union; `None` if a state of `expand` breaks an assumed group.
-fn cluster_images<E: BddEngine>(
-    g: &SymbolicGame<'_, E>,
-    expand: &E::Bdd,
+/// The states of `s` that no terminal part of `p` holds in (`Partition::cut_terminal`), with
+/// the limits checked between parts (a game such as gomoku has hundreds of them).
+fn cut_terminal<E: BddEngine>(
+    e: &E,
+    p: &crate::partition::Partition<E>,
+    s: &E::Bdd,
     guard: &Guard,
-    images: &mut Vec<(usize, E::Bdd)>,
-) -> Result<Option<E::Bdd>, Interrupt> {
-    let e = g.engine();
-    for (c, p) in g.clusters().iter().enumerate() {
+) -> Result<E::Bdd, Interrupt> {
+    let mut acc = s.clone();
+    for t in p.terminal_parts() {
+        if e.is_false(&acc) {
+            break;
+        }
         guard.check()?;
-        if p.breaks_groups(e, expand)? {
-            return Ok(None);
-        }
-        let img = p.image(e, expand)?;
-        if !e.is_false(&img) {
-            images.push((c, img));
-        }
+        acc = e.and_not(&acc, t)?;
     }
-    Ok(Some(or_all(
-        e,
-        images.iter().map(|(_, b)| b.clone()).collect(),
-    )?))
+    Ok(acc)
 }
 
 /// The last layer of [`reach_until`]: `frontier` joins the reached states and nothing follows.
