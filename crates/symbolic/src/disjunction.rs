@@ -3,7 +3,7 @@
 //! ([`cluster_parts`]) and a set with every part of a disjunction removed ([`and_not_all`]). The
 //! terminal condition is kept as such parts because it is exponential as one BDD. A leaf.
 
-use symgame_bdd::{BddEngine, BddResult, Var};
+use symgame_bdd::{BddEngine, BddError, BddResult, Var};
 use symgame_ground::{Circuit, Gate, Lit};
 
 /// The disjuncts of `l`: flattens non-negated `or` gates and negated `and` gates of acyclic
@@ -70,11 +70,23 @@ where
 /// `s AND NOT (p_1 OR p_2 OR ...)`, removing one part at a time and stopping as soon as
 /// nothing is left.
 pub(crate) fn and_not_all<E: BddEngine>(e: &E, s: &E::Bdd, parts: &[E::Bdd]) -> BddResult<E::Bdd> {
+    and_not_all_checked(e, s, parts, || Ok(()))
+}
+
+/// [`and_not_all`] calling `check` before each part (a search checks its limits there: a
+/// game such as gomoku has hundreds of terminal parts).
+pub(crate) fn and_not_all_checked<E: BddEngine, Er: From<BddError>>(
+    e: &E,
+    s: &E::Bdd,
+    parts: &[E::Bdd],
+    check: impl Fn() -> Result<(), Er>,
+) -> Result<E::Bdd, Er> {
     let mut acc = s.clone();
     for p in parts {
         if e.is_false(&acc) {
             break;
         }
+        check()?;
         acc = e.and_not(&acc, p)?;
     }
     Ok(acc)

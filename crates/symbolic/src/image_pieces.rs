@@ -90,10 +90,16 @@ pub(crate) fn cluster_images<E: BddEngine>(
     images: &mut Vec<(usize, E::Bdd)>,
 ) -> Result<Option<E::Bdd>, Interrupt> {
     let e = g.engine();
-    let depth = pace.depth(e.node_count(expand), guard);
-    let pieces: Vec<(E::Bdd, usize)> = (pieces(e, expand, depth)?.into_iter())
-        .map(|p| (p.clone(), e.node_count(&p)))
-        .collect();
+    let nodes = e.node_count(expand);
+    let pieces: Vec<(E::Bdd, usize)> = match pace.depth(nodes, guard) {
+        0 => vec![(expand.clone(), nodes)],
+        depth => (pieces(e, expand, depth)?.into_iter())
+            .map(|p| {
+                let n = e.node_count(&p);
+                (p, n)
+            })
+            .collect(),
+    };
     let mut slowest = 0f64;
     for (c, p) in g.clusters().iter().enumerate() {
         guard.check()?;

@@ -4,11 +4,11 @@
 
 use std::fmt;
 
-use symgame_bdd::{BddEngine, BddResult, Var, VarSet};
+use symgame_bdd::{BddEngine, BddError, BddResult, Var, VarSet};
 use symgame_ground::GroundGame;
 
 use crate::compile::{Compiler, JointMove};
-use crate::disjunction::{and_not_all, cluster_parts};
+use crate::disjunction::{and_not_all_checked, cluster_parts};
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::next_bits::{group_violation, next_bit_functions};
@@ -139,7 +139,17 @@ impl<E: BddEngine> Partition<E> {
     /// The successors of `s` under this part that are not terminal, for `s` without
     /// terminal states.
     pub fn cut_terminal(&self, e: &E, s: &E::Bdd) -> BddResult<E::Bdd> {
-        and_not_all(e, s, &self.terminal_parts)
+        self.cut_terminal_checked(e, s, || Ok(()))
+    }
+
+    /// [`Self::cut_terminal`] calling `check` before each terminal part.
+    pub(crate) fn cut_terminal_checked<Er: From<BddError>>(
+        &self,
+        e: &E,
+        s: &E::Bdd,
+        check: impl Fn() -> Result<(), Er>,
+    ) -> Result<E::Bdd, Er> {
+        and_not_all_checked(e, s, &self.terminal_parts, check)
     }
 
     /// The touched bits (their next value is constrained), ascending.

@@ -308,11 +308,15 @@ fn step_layer<E: BddEngine>(
         // Expanded explicitly: the next step cuts it the same way, or is symbolic.
         _ if step.is_some() => g.and_not_terminal(&new)?,
         [] => e.constant(false),
-        [(c, _)] => cut_terminal(e, &g.clusters()[*c], &new, guard)?,
+        [(c, _)] => g.clusters()[*c]
+            .cut_terminal_checked(e, &new, || guard.check().map_err(Interrupt::from))?,
         _ => {
             let mut cut = Vec::with_capacity(images.len());
             for (c, img) in &images {
-                cut.push(cut_terminal(e, &g.clusters()[*c], img, guard)?);
+                cut.push(
+                    g.clusters()[*c]
+                        .cut_terminal_checked(e, img, || guard.check().map_err(Interrupt::from))?,
+                );
             }
             e.and(&or_all(e, cut)?, &new)?
         }
@@ -340,25 +344,6 @@ fn layerwise_stop(err: SymbolicError, guard: &Guard) -> Interrupt {
         SymbolicError::TooManyJointMoves { .. } => StopReason::NodeLimit,
         _ => StopReason::OutOfMemory,
     })
-}
-
-/// The states of `s` that no terminal part of `p` holds in (`Partition::cut_terminal`), with
-/// the limits checked between parts (a game such as gomoku has hundreds of them).
-fn cut_terminal<E: BddEngine>(
-    e: &E,
-    p: &crate::partition::Partition<E>,
-    s: &E::Bdd,
-    guard: &Guard,
-) -> Result<E::Bdd, Interrupt> {
-    let mut acc = s.clone();
-    for t in p.terminal_parts() {
-        if e.is_false(&acc) {
-            break;
-        }
-        guard.check()?;
-        acc = e.and_not(&acc, t)?;
-    }
-    Ok(acc)
 }
 
 /// The last layer of [`reach_until`]: `frontier` joins the reached states and nothing follows.
