@@ -311,7 +311,7 @@ mod tests {
             .unwrap()
             .expect("expanded state by state");
         assert_eq!(expand, layer, "no state of the second layer is terminal");
-        let n = e.sat_count_over(&image, &enc.current_vars());
+        let n = e.sat_count_over(&image, enc.current_vars());
         assert_eq!(n, 72u32.into(), "nine first moves, eight replies each");
         assert_eq!(fast.won.load(Ordering::Relaxed), 1);
     }
