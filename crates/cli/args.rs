@@ -551,10 +551,12 @@ impl TimeLimitArgs {
         }
     }
 
-    /// Limits with the time left on `clock` and the Ctrl-C flag.
+    /// Limits with the time left on `clock` (counted from now, not from when a search's guard
+    /// is made after its set-up) and the Ctrl-C flag.
     pub fn limits(&self, clock: &Clock) -> Limits {
         Limits {
             time_limit: clock.time_left(),
+            time_from: Some(Instant::now()),
             cancel: Some(cancel_flag()),
             ..Limits::default()
         }

@@ -62,6 +62,11 @@ pub struct Limits {
     pub max_resident_bytes: Option<u64>,
     /// The longest wall-clock time.
     pub time_limit: Option<Duration>,
+    /// The instant [`Limits::time_limit`] counts from (`None`: when a [`Guard`] is made of
+    /// these limits). A command that computes its time left before a set-up it does not
+    /// measure itself (a symbolic search compiles its game first) sets it, so that the search's
+    /// guard does not give that set-up's time again.
+    pub time_from: Option<Instant>,
     /// Set to `true` from another thread (a signal handler) to stop the run.
     pub cancel: Option<Arc<AtomicBool>>,
 }
@@ -85,9 +90,9 @@ pub struct Guard<'a> {
 }
 
 impl<'a> Guard<'a> {
-    /// A guard whose clock starts now.
+    /// A guard whose clock starts at [`Limits::time_from`], or now.
     pub fn new(limits: &'a Limits) -> Self {
-        Guard::since(limits, Instant::now())
+        Guard::since(limits, limits.time_from.unwrap_or_else(Instant::now))
     }
 
     /// A guard whose clock started at `started`.
@@ -233,6 +238,23 @@ mod tests {
         assert_eq!(g.time_left(), None);
     }
 
+    /// Limits that count from an earlier instant give a guard made later only what is left.
+    #[test]
+    fn a_guard_counts_from_the_limits_own_start() {
+        let earlier = Instant::now() - Duration::from_secs(5);
+        let from_then = Limits {
+            time_limit: Some(Duration::from_secs(4)),
+            time_from: Some(earlier),
+            ..Limits::default()
+        };
+        assert_eq!(Guard::new(&from_then).check(), Err(StopReason::TimeLimit));
+        let from_now = Limits {
+            time_from: None,
+            ..from_then.clone()
+        };
+        assert_eq!(Guard::new(&from_now).check(), Ok(()));
+    }
+
     #[test]
     fn each_limit_gives_its_reason() {
         let cancel = Arc::new(AtomicBool::new(false));
@@ -242,6 +264,7 @@ mod tests {
             max_memory_bytes: Some(100),
             max_resident_bytes: Some(1),
             time_limit: Some(Duration::ZERO),
+            time_from: None,
             cancel: Some(cancel.clone()),
         };
         let g = Guard::since(&limits, Instant::now() - Duration::from_millis(1));

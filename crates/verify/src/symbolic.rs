@@ -120,6 +120,7 @@ impl EngineJob<Result<SymbolicSide, Error>> for Job<'_> {
         // The symbolic solve and the security values get the time left.
         let limits = Limits {
             time_limit: self.guard.time_left(),
+            time_from: Some(Instant::now()),
             ..opts.limits.clone()
         };
         let ((kind, classes, mixed_classes), nash) = match &opts.solution {

@@ -211,12 +211,13 @@ pub(crate) fn cost_classes<E: BddEngine>(g: &SymbolicGame<'_, E>, costs: &Costs)
     classes.into_iter().collect()
 }
 
-/// `limits` with the time limit reduced by the time elapsed since `started`.
+/// `limits` with the time limit reduced by the time elapsed since `started` (or since the
+/// limits' own start, if earlier), counting from now.
 pub(crate) fn remaining(limits: &Limits, started: Instant) -> Limits {
+    let from = limits.time_from.map_or(started, |t| t.min(started));
     Limits {
-        time_limit: limits
-            .time_limit
-            .map(|t| t.saturating_sub(started.elapsed())),
+        time_limit: limits.time_limit.map(|t| t.saturating_sub(from.elapsed())),
+        time_from: Some(Instant::now()),
         ..limits.clone()
     }
 }
