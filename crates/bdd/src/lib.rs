@@ -569,6 +569,21 @@ pub trait BddEngine: Sized + Send + Sync {
         Ok(self.is_false(&self.and_not(f, g)?))
     }
 
+    /// Whether `f AND g` is the constant false, without necessarily building it: an engine
+    /// may search the pairs of nodes for one satisfying path and stop at the first (cheap
+    /// where they meet, and no node is made either way). Such a search asks `stop` now and
+    /// then, and gives `None` once it says yes: proving two large BDDs disjoint can take as
+    /// long as building their AND.
+    fn disjoint(
+        &self,
+        f: &Self::Bdd,
+        g: &Self::Bdd,
+        stop: &dyn Fn() -> bool,
+    ) -> BddResult<Option<bool>> {
+        let _ = stop;
+        Ok(Some(self.is_false(&self.and(f, g)?)))
+    }
+
     /// Number of nodes reachable from the root, terminals included (false: 1, true: 1, a
     /// literal: 3). Equal in both engines for the same function.
     fn node_count(&self, f: &Self::Bdd) -> usize;

@@ -383,6 +383,64 @@ impl BddEngine for OxiddEngine {
         f.0.node_count()
     }
 
+    // A depth-first search over pairs of nodes for a path to true in both, each pair searched
+    // once: it makes no node (no unique-table or cache traffic, as `and` would) and ends at
+    // the first satisfying path, so a move legal somewhere in a large layer costs a path,
+    // not a pass over the layer.
+    fn disjoint(
+        &self,
+        f: &OxiddBdd,
+        g: &OxiddBdd,
+        stop: &dyn Fn() -> bool,
+    ) -> BddResult<Option<bool>> {
+        if f.0 == self.f || g.0 == self.f {
+            return Ok(Some(true));
+        }
+        Ok(f.0.with_manager_shared(|manager, fr| {
+            let no = self.f.as_edge(manager).node_id();
+            let gr = g.0.as_edge(manager);
+            let mut seen: HashSet<(NodeID, NodeID), FxBuild> = HashSet::default();
+            let mut stack = vec![(fr, gr)];
+            let mut steps = 0u32;
+            while let Some((a, b)) = stack.pop() {
+                steps = steps.wrapping_add(1);
+                if steps.is_multiple_of(4096) && stop() {
+                    return None;
+                }
+                let (ia, ib) = (a.node_id(), b.node_id());
+                if ia == no || ib == no {
+                    continue;
+                }
+                // A BDD other than false has a satisfying path, and so has the AND of a
+                // function with itself or with true.
+                let (Node::Inner(x), Node::Inner(y)) = (manager.get_node(a), manager.get_node(b))
+                else {
+                    return Some(false);
+                };
+                if ia == ib {
+                    return Some(false);
+                }
+                if !seen.insert((ia, ib)) {
+                    continue;
+                }
+                let level = x.level().min(y.level());
+                let (a0, a1) = if x.level() == level {
+                    (x.child(0), x.child(1))
+                } else {
+                    (a, a)
+                };
+                let (b0, b1) = if y.level() == level {
+                    (y.child(0), y.child(1))
+                } else {
+                    (b, b)
+                };
+                stack.push((a1, b1));
+                stack.push((a0, b0));
+            }
+            Some(true)
+        }))
+    }
+
     // oxidd's own count marks nodes in a bit set as large as the node table: a bounded walk
     // is what a frequent size check needs.
     fn node_count_exceeds(&self, f: &OxiddBdd, cap: usize) -> bool {

@@ -403,6 +403,36 @@ fn check_engine<E: BddEngine>(e: &E, c: &Case) -> Outcome {
         }
     }
 
+    // The disjointness search agrees with the conjunction, on pairs that meet and pairs that
+    // cannot (a function and its negation, or a part of it cut off).
+    let nf = e.not(&f).unwrap();
+    let f_not_g = e.and_not(&f, &g).unwrap();
+    for (i, (a, b)) in [
+        (&f, &g),
+        (&f, &nf),
+        (&g, &nf),
+        (&ex, &ae),
+        (&rs, &f),
+        (&f, &f),
+    ]
+    .into_iter()
+    .chain([(&f_not_g, &g), (&g, &f_not_g), (&sh, &rn)])
+    .enumerate()
+    {
+        let meet = e.and(a, b).unwrap();
+        assert_eq!(
+            e.disjoint(a, b, &|| false).unwrap(),
+            Some(e.is_false(&meet)),
+            "{name}: disjoint pair {i}"
+        );
+        // Told to stop at once, a search may give up, never a wrong answer.
+        let told = e.disjoint(a, b, &|| true).unwrap();
+        assert!(
+            told.is_none() || told == Some(e.is_false(&meet)),
+            "{name}: stopped {i}"
+        );
+    }
+
     Outcome {
         node_counts: [&f, &g, &ex, &fa, &ae, &rn, &sh, &rs]
             .iter()

@@ -233,14 +233,14 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         let e = self.e;
         let game = self.game;
         let c = &game.circuit;
-        let mut builder = FormulaBuilder::new(e, c, cap);
+        let mut builder = FormulaBuilder::new(e, c, cap).with_deadline(self.deadline);
         let mut acc = s.clone();
         for &l in leaves {
             if e.is_false(&acc) {
                 break;
             }
             let f = builder.build(l, &mut |sig, whole| self.formula_leaf(sig, whole))?;
-            let t = f.and_with(e, &acc)?;
+            let t = f.and_with_checked(e, &acc, &|| self.check_deadline())?;
             acc = e.and_not(&acc, &t)?;
         }
         Ok(acc)
@@ -252,7 +252,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
     pub(crate) fn goal_formulas(&mut self, cap: usize) -> BddResult<Vec<RoleGoals<E>>> {
         let game = self.game;
         let c = &game.circuit;
-        let mut builder = FormulaBuilder::new(self.e, c, cap);
+        let mut builder = FormulaBuilder::new(self.e, c, cap).with_deadline(self.deadline);
         let mut known = |s: u32, whole: bool| self.formula_leaf(s, whole);
         let mut goal_formulas = Vec::new();
         for gs in &game.goals {
@@ -271,6 +271,8 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
     /// gate of a cyclic block, or any gate if `whole`, is compiled (its move-independent cone)
     /// and is a leaf; other gates are `None`, for the builder to descend into.
     fn formula_leaf(&mut self, s: u32, whole: bool) -> BddResult<Option<E::Bdd>> {
+        // Asked once per signal the builder meets: its merges between two asks are bounded.
+        self.check_deadline()?;
         let c = &self.game.circuit;
         let ni = c.num_inputs;
         if s < ni {
@@ -361,7 +363,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
     }
 
     /// Fails once the deadline given to [`Self::prepared`] has passed.
-    fn check_deadline(&self) -> BddResult<()> {
+    pub(crate) fn check_deadline(&self) -> BddResult<()> {
         match self.deadline {
             Some(d) if std::time::Instant::now() >= d => {
                 Err(BddError::Budget("set-up deadline passed".into()))
@@ -625,10 +627,12 @@ pub(crate) fn joint_moves<E: BddEngine>(
     for ls in legal {
         let mut next = Vec::new();
         for (j, cond) in &joint {
-            if expired() {
-                return Err(SymbolicError::Stopped(StopReason::TimeLimit));
-            }
             for (m, l) in ls.iter().enumerate() {
+                // Checked per move: a role may have thousands, each an operation on the domain
+                // (a whole layer within each layer), which together outlast any limit.
+                if expired() {
+                    return Err(SymbolicError::Stopped(StopReason::TimeLimit));
+                }
                 let c2 = e.and(cond, l)?;
                 if e.is_false(&c2) {
                     continue;

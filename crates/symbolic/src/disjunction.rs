@@ -37,7 +37,21 @@ pub(crate) fn disjuncts(c: &Circuit, l: Lit, out: &mut Vec<Lit>) {
 
 /// OR of many BDDs as a balanced tree.
 pub(crate) fn or_all<E: BddEngine>(e: &E, v: Vec<E::Bdd>) -> BddResult<E::Bdd> {
-    let done = reduce_balanced(v, |a, b| e.or(a, b), |_| false)?;
+    or_all_checked(e, v, &|| Ok(()))
+}
+
+/// [`or_all`] with `check` asked before each OR (a deadline failing with
+/// [`symgame_bdd::BddError::Budget`]): the OR of thousands of relations is as many operations.
+pub(crate) fn or_all_checked<E: BddEngine>(
+    e: &E,
+    v: Vec<E::Bdd>,
+    check: &dyn Fn() -> BddResult<()>,
+) -> BddResult<E::Bdd> {
+    let step = |a: &E::Bdd, b: &E::Bdd| {
+        check()?;
+        e.or(a, b)
+    };
+    let done = reduce_balanced(v, step, |_| false)?;
     Ok(done.unwrap_or_else(|| e.constant(false)))
 }
 
@@ -132,10 +146,21 @@ pub(crate) fn cluster_parts<E: BddEngine>(
 
 /// `(two, none)`: the states where at least two of `bs` are true; those where none is.
 pub(crate) fn two_and_none<E: BddEngine>(e: &E, bs: &[E::Bdd]) -> BddResult<(E::Bdd, E::Bdd)> {
+    two_and_none_checked(e, bs, &|| Ok(()))
+}
+
+/// [`two_and_none`] with `check` asked before each function's operations (see
+/// [`or_all_checked`]).
+pub(crate) fn two_and_none_checked<E: BddEngine>(
+    e: &E,
+    bs: &[E::Bdd],
+    check: &dyn Fn() -> BddResult<()>,
+) -> BddResult<(E::Bdd, E::Bdd)> {
     let mut none = e.constant(true);
     let mut one = e.constant(false);
     let mut two = e.constant(false);
     for b in bs {
+        check()?;
         two = e.or(&two, &e.and(&one, b)?)?;
         one = e.or(&e.and_not(&one, b)?, &e.and(&none, b)?)?;
         none = e.and_not(&none, b)?;

@@ -51,15 +51,30 @@ impl<E: BddEngine> std::fmt::Debug for Formula<E> {
 impl<E: BddEngine> Formula<E> {
     /// `set AND self`, computed part by part (the whole formula is never built).
     pub fn and_with(&self, e: &E, set: &E::Bdd) -> BddResult<E::Bdd> {
+        self.and_with_checked(e, set, &|| Ok(()))
+    }
+
+    /// [`Formula::and_with`] with `check` asked before each leaf's operation (a deadline that
+    /// fails with [`symgame_bdd::BddError::Budget`]): a formula of thousands of leaves is as
+    /// many operations on the set.
+    pub fn and_with_checked(
+        &self,
+        e: &E,
+        set: &E::Bdd,
+        check: &dyn Fn() -> BddResult<()>,
+    ) -> BddResult<E::Bdd> {
         if e.is_false(set) {
             return Ok(set.clone());
         }
         match self {
-            Formula::Leaf(b) => e.and(set, b),
+            Formula::Leaf(b) => {
+                check()?;
+                e.and(set, b)
+            }
             Formula::And(fs) => {
                 let mut acc = set.clone();
                 for f in fs.iter() {
-                    acc = f.and_with(e, &acc)?;
+                    acc = f.and_with_checked(e, &acc, check)?;
                     if e.is_false(&acc) {
                         break;
                     }
@@ -69,7 +84,7 @@ impl<E: BddEngine> Formula<E> {
             Formula::Or(fs) => {
                 let parts = fs
                     .iter()
-                    .map(|f| f.and_with(e, set))
+                    .map(|f| f.and_with_checked(e, set, check))
                     .collect::<BddResult<Vec<_>>>()?;
                 or_all(e, parts)
             }
@@ -94,23 +109,41 @@ impl<E: BddEngine> Formula<E> {
         }
     }
 
-    /// `NOT self`, with the negation pushed to the leaves.
+    /// `NOT self`, with the negation pushed to the leaves. A part shared in memory is negated
+    /// once and its negation shared the same way: the work and the result follow the DAG, not
+    /// its tree (which may be exponentially larger).
     pub fn negate(&self, e: &E) -> BddResult<Formula<E>> {
-        Ok(match self {
-            Formula::Leaf(b) => Formula::Leaf(e.not(b)?),
-            Formula::And(fs) => Formula::Or(
-                fs.iter()
-                    .map(|f| f.negate(e))
-                    .collect::<BddResult<Vec<_>>>()?
-                    .into(),
-            ),
-            Formula::Or(fs) => Formula::And(
-                fs.iter()
-                    .map(|f| f.negate(e))
-                    .collect::<BddResult<Vec<_>>>()?
-                    .into(),
-            ),
-        })
+        self.negate_shared(e, &mut HashMap::new())
+    }
+
+    /// [`Formula::negate`] with the negations of the shared parts met so far, by address.
+    fn negate_shared(
+        &self,
+        e: &E,
+        done: &mut HashMap<(usize, bool), Formula<E>>,
+    ) -> BddResult<Formula<E>> {
+        let (fs, is_and) = match self {
+            Formula::Leaf(b) => return Ok(Formula::Leaf(e.not(b)?)),
+            Formula::And(fs) => (fs, true),
+            Formula::Or(fs) => (fs, false),
+        };
+        // The parts stay alive while `self` is borrowed, so an address names one part.
+        let key = (Arc::as_ptr(fs) as *const Formula<E> as usize, is_and);
+        if let Some(n) = done.get(&key) {
+            return Ok(n.clone());
+        }
+        let parts: Arc<[Formula<E>]> = fs
+            .iter()
+            .map(|f| f.negate_shared(e, done))
+            .collect::<BddResult<Vec<_>>>()?
+            .into();
+        let n = if is_and {
+            Formula::Or(parts)
+        } else {
+            Formula::And(parts)
+        };
+        done.insert(key, n.clone());
+        Ok(n)
     }
 
     /// Number of BDD leaves of the tree (a shared part counts once per use), saturating.
@@ -161,6 +194,10 @@ pub(crate) struct FormulaBuilder<'a, E: BddEngine> {
     circuit: &'a Circuit,
     cap: usize,
     memo: HashMap<u32, Formula<E>>,
+    /// The negations of the signals read negated so far (a gate may be read negated by many).
+    negated: HashMap<u32, Formula<E>>,
+    /// Past it, merging leaves fails with [`symgame_bdd::BddError::Budget`].
+    deadline: Option<std::time::Instant>,
 }
 
 impl<'a, E: BddEngine> FormulaBuilder<'a, E> {
@@ -170,7 +207,16 @@ impl<'a, E: BddEngine> FormulaBuilder<'a, E> {
             circuit,
             cap,
             memo: HashMap::new(),
+            negated: HashMap::new(),
+            deadline: None,
         }
+    }
+
+    /// The builder with a deadline for its merges (a gate of thousands of inputs is as many
+    /// operations).
+    pub(crate) fn with_deadline(mut self, deadline: Option<std::time::Instant>) -> Self {
+        self.deadline = deadline;
+        self
     }
 
     /// The formula of `l`. `known(s, false)` gives the BDD of signal `s` when it is an input
@@ -178,12 +224,16 @@ impl<'a, E: BddEngine> FormulaBuilder<'a, E> {
     /// gate of a cyclic block); `None` makes the builder descend into the gate.
     /// `known(s, true)` compiles gate `s` whole and gives its BDD (`None` keeps the tree).
     pub(crate) fn build(&mut self, l: Lit, known: &mut Known<'_, E>) -> BddResult<Formula<E>> {
-        let f = self.signal(l.signal(), known)?;
-        if l.is_negated() {
-            f.negate(self.e)
-        } else {
-            Ok(f)
+        let s = l.signal();
+        if !l.is_negated() {
+            return self.signal(s, known);
         }
+        if let Some(n) = self.negated.get(&s) {
+            return Ok(n.clone());
+        }
+        let n = self.signal(s, known)?.negate(self.e)?;
+        self.negated.insert(s, n.clone());
+        Ok(n)
     }
 
     fn signal(&mut self, s: u32, known: &mut Known<'_, E>) -> BddResult<Formula<E>> {
@@ -230,6 +280,14 @@ impl<'a, E: BddEngine> FormulaBuilder<'a, E> {
         let mut leaves: Vec<E::Bdd> = Vec::new();
         let mut trees = Vec::new();
         for p in parts {
+            if self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+            {
+                return Err(symgame_bdd::BddError::Budget(
+                    "set-up deadline passed".into(),
+                ));
+            }
             match p {
                 Formula::Leaf(b) => {
                     // Merge only inputs that are small together: two leaves within the cap can
@@ -349,6 +407,38 @@ mod tests {
         assert!(f.leaves() <= MAX_LEAVES, "{} leaves", f.leaves());
         assert!(!whole.is_empty(), "no gate was compiled whole");
         assert!(e.is_true(&e.iff(&f.to_bdd(&e).unwrap(), &want).unwrap()));
+    }
+
+    /// A part shared by a chain of levels (each level an OR of the one below with a fresh
+    /// variable, read by both halves of an AND) is a tree of 2^levels leaves but a DAG of
+    /// `levels` levels: its negation is built once per shared part (40 levels return at once),
+    /// shares its parts as the formula does, and is exact (12 levels, built whole).
+    #[test]
+    fn negation_follows_the_shared_parts() {
+        let e = BiodivineEngine::new(41, &EngineConfig::small()).unwrap();
+        let chain = |levels: u32| {
+            let mut f = Formula::<BiodivineEngine>::Leaf(e.var(0));
+            let mut any = e.var(0);
+            for v in 1..=levels {
+                let lower = Formula::Or(vec![f.clone(), Formula::Leaf(e.var(v))].into());
+                f = Formula::And(vec![lower.clone(), lower].into());
+                any = e.or(&any, &e.var(v)).unwrap();
+            }
+            (f, any)
+        };
+        let (f, _) = chain(40);
+        assert!(f.leaves_up_to(1 << 20) > 1 << 20);
+        let not_f = f.negate(&e).unwrap();
+        let Formula::Or(halves) = &not_f else {
+            panic!("the negation of an AND is an OR")
+        };
+        let (Formula::And(a), Formula::And(b)) = (&halves[0], &halves[1]) else {
+            panic!("the negation of an OR is an AND")
+        };
+        assert!(Arc::ptr_eq(a, b), "the shared part is negated once");
+        let (f, any) = chain(12);
+        let not_f = f.negate(&e).unwrap().to_bdd(&e).unwrap();
+        assert!(e.is_true(&e.iff(&not_f, &e.not(&any).unwrap()).unwrap()));
     }
 
     /// Two leaves are merged only while their operation is cheap: within the cap by the sum of

@@ -8,7 +8,7 @@
 //! union of the pieces' images, and the limits are checked between pieces
 //! ([`cluster_images`], the images of a layer of a game compiled once).
 
-use symgame_bdd::{BddEngine, BddResult, Var};
+use symgame_bdd::{BddEngine, BddResult};
 use symgame_limits::Guard;
 
 use crate::disjunction::or_all;
@@ -57,27 +57,48 @@ impl ImagePace {
     }
 }
 
-/// `s` cut on the first `depth` variables of its support: the non-empty sets `s AND c` for
-/// every cube `c` over them, whose union is `s` and which are pairwise disjoint.
+/// `s` cut into at most 2^`depth` pairwise disjoint non-empty sets whose union is `s`: the
+/// largest piece over 1/2^`depth` of `s`'s nodes is split on the first variable of its support
+/// that splits it (both sides non-empty), again and again. A variable the set fixes (the
+/// turn bits of a layer, often its first variables) splits nothing, and a piece is never split
+/// on a variable it does not read (the halves would be as large as the piece).
 pub(crate) fn pieces<E: BddEngine>(e: &E, s: &E::Bdd, depth: u32) -> BddResult<Vec<E::Bdd>> {
-    let mut out = vec![s.clone()];
-    if depth == 0 {
-        return Ok(out);
-    }
-    let vars: Vec<Var> = e.support(s).into_iter().take(depth as usize).collect();
-    for v in vars {
-        let mut next = Vec::with_capacity(2 * out.len());
-        for p in &out {
-            for value in [false, true] {
-                let q = e.and(p, &e.literal(v, value))?;
-                if !e.is_false(&q) {
-                    next.push(q);
-                }
+    let most = 1usize << depth.min(MAX_DEPTH);
+    let n = e.node_count(s);
+    let target = n / most;
+    // (nodes, piece, whether it may still split)
+    let mut out = vec![(n, s.clone(), true)];
+    while out.len() < most {
+        let Some(i) = (0..out.len())
+            .filter(|&i| out[i].2 && out[i].0 > target)
+            .max_by_key(|&i| out[i].0)
+        else {
+            break;
+        };
+        match split(e, &out[i].1)? {
+            Some((lo, hi)) => {
+                out[i] = (e.node_count(&lo), lo, true);
+                out.push((e.node_count(&hi), hi, true));
             }
+            None => out[i].2 = false,
         }
-        out = next;
     }
-    Ok(out)
+    Ok(out.into_iter().map(|(_, p, _)| p).collect())
+}
+
+/// `p` split on the first variable of its support with states on both sides, if any.
+fn split<E: BddEngine>(e: &E, p: &E::Bdd) -> BddResult<Option<(E::Bdd, E::Bdd)>> {
+    for v in e.support(p) {
+        let hi = e.and(p, &e.literal(v, true))?;
+        if e.is_false(&hi) {
+            continue;
+        }
+        let lo = e.and(p, &e.literal(v, false))?;
+        if !e.is_false(&lo) {
+            return Ok(Some((lo, hi)));
+        }
+    }
+    Ok(None)
 }
 
 /// The successors of `expand` under each cluster (those with successors, into `images`) and
@@ -154,9 +175,15 @@ mod tests {
         }
         assert_eq!(
             pieces(&e, &s, 3).unwrap().len(),
-            5,
-            "x1, or not x1 with x3 and not x5"
+            2,
+            "x1 (reads no other variable), or not x1 with x3 and not x5 (a single cube)"
         );
+        // A set that fixes its first variable (x0, as a layer fixes its turn bits) is cut on
+        // the next one.
+        let fixed = e.and(&e.var(0), &s).unwrap();
+        let ps = pieces(&e, &fixed, 1).unwrap();
+        assert_eq!(ps.len(), 2, "cut on x1, not on the fixed x0");
+        assert_eq!(e.or(&ps[0], &ps[1]).unwrap(), fixed);
     }
 
     /// No cut without a time limit or a measurement, nor while an image is predicted to take

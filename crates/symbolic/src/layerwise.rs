@@ -16,10 +16,10 @@
 
 use symgame_bdd::{BddEngine, BddError, Var, VarSet};
 use symgame_ground::GroundGame;
-use symgame_limits::Guard;
+use symgame_limits::{Guard, StopReason};
 
 use crate::compile::{joint_moves, Compiler};
-use crate::disjunction::or_all;
+use crate::disjunction::or_all_checked;
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::layer_explicit::ExplicitLayers;
@@ -230,18 +230,7 @@ impl Layerwise {
         match by_turn {
             Ok(joint) => Ok(joint),
             Err(SymbolicError::TooManyJointMoves { .. }) => {
-                let joint = joint_moves(e, legal, expand, self.max_joint_moves, expired)?;
-                // The legal condition alone (not AND the layer) goes into the relations.
-                joint
-                    .into_iter()
-                    .map(|(jm, _)| {
-                        let mut jl = e.constant(true);
-                        for (r, &m) in jm.iter().enumerate() {
-                            jl = e.and(&jl, &legal[r][m])?;
-                        }
-                        Ok((jm, jl))
-                    })
-                    .collect()
+                joint_moves_within(e, legal, expand, self.max_joint_moves, expired)
             }
             Err(err) => Err(err),
         }
@@ -283,7 +272,7 @@ impl Layerwise {
                 continue;
             }
             let touched: Vec<u32> = fns.iter().map(|(b, _)| *b).collect();
-            let eqs = equations(e, &fns)?;
+            let eqs = equations(e, &fns, &stop)?;
             let part = if e.node_count_exceeds(&eqs, self.cluster_nodes) {
                 // Too large as one BDD: its equations meet the layer one at a time.
                 let conjuncts = fns
@@ -307,7 +296,8 @@ impl Layerwise {
             stop().map_err(SymbolicError::Stopped)?;
             images.push(c.image(e, expand)?);
         }
-        Ok(or_all(e, images)?)
+        let check = || stop().map_err(|why| BddError::Budget(why.to_string()));
+        Ok(or_all_checked(e, images, &check)?)
     }
 
     /// The successors of `expand` with the roles' moves taken one role at a time (see
@@ -357,7 +347,7 @@ impl Layerwise {
             .into_iter()
             .filter(|(b, _)| owner(*b).is_none())
             .collect();
-        parts.push(equations(e, &fixed)?);
+        parts.push(equations(e, &fixed, stop)?);
         touched.extend(fixed.iter().map(|(b, _)| *b));
         for (r, role_moves) in moves.iter().enumerate() {
             let mut per_move = Vec::with_capacity(role_moves.len());
@@ -384,15 +374,17 @@ impl Layerwise {
             // their value.
             let mut rels = Vec::with_capacity(per_move.len());
             for (m, fns) in per_move {
+                stop().map_err(SymbolicError::Stopped)?;
                 let mut eqs = fns;
                 for &b in &bits {
                     if !eqs.iter().any(|(c, _)| *c == b) {
                         eqs.push((b, e.var(Encoding::current_bit_var(b))));
                     }
                 }
-                rels.push(e.and(&legal[r][m], &equations(e, &eqs)?)?);
+                rels.push(e.and(&legal[r][m], &equations(e, &eqs, stop)?)?);
             }
-            parts.push(or_all(e, rels)?);
+            let check = || stop().map_err(|why| BddError::Budget(why.to_string()));
+            parts.push(or_all_checked(e, rels, &check)?);
             touched.extend(bits);
         }
         touched.sort_unstable();
@@ -449,20 +441,73 @@ fn moves_in<E: BddEngine>(
 ) -> Result<Vec<Vec<usize>>, SymbolicError> {
     let mut out = Vec::with_capacity(legal.len());
     for ls in legal {
-        if expired() {
-            return Err(SymbolicError::Stopped(
-                symgame_limits::StopReason::TimeLimit,
-            ));
-        }
         let mut ms = Vec::new();
         for (m, l) in ls.iter().enumerate() {
-            if !e.is_false(&e.and(domain, l)?) {
+            // Checked per move: thousands of operations on the layer outlast any limit.
+            if expired() {
+                return Err(SymbolicError::Stopped(
+                    symgame_limits::StopReason::TimeLimit,
+                ));
+            }
+            if !disjoint_or_stop(e, domain, l, expired)? {
                 ms.push(m);
             }
         }
         out.push(ms);
     }
     Ok(out)
+}
+
+/// [`BddEngine::disjoint`], a time limit inside it a stop.
+fn disjoint_or_stop<E: BddEngine>(
+    e: &E,
+    f: &E::Bdd,
+    g: &E::Bdd,
+    expired: &dyn Fn() -> bool,
+) -> Result<bool, SymbolicError> {
+    e.disjoint(f, g, expired)?.ok_or(SymbolicError::Stopped(
+        symgame_limits::StopReason::TimeLimit,
+    ))
+}
+
+/// The joint moves whose moves are legal together in some state of `domain`, each with its
+/// legal condition alone (the AND of its moves' conditions, not AND `domain`: that goes into
+/// its relation), role by role. Whether a joint move meets `domain` is a search for one state
+/// ([`BddEngine::disjoint`]) where an AND would pass over the whole domain, once per move.
+/// `Err(TooManyJointMoves)` past `limit` of them.
+fn joint_moves_within<E: BddEngine>(
+    e: &E,
+    legal: &[Vec<E::Bdd>],
+    domain: &E::Bdd,
+    limit: usize,
+    expired: &dyn Fn() -> bool,
+) -> Result<Vec<(crate::compile::JointMove, E::Bdd)>, SymbolicError> {
+    let moves = moves_in(e, legal, domain, expired)?;
+    let mut joint = vec![(Vec::new(), e.constant(true))];
+    for (ls, ms) in legal.iter().zip(&moves) {
+        let mut next = Vec::new();
+        for (j, cond) in &joint {
+            for &m in ms {
+                if expired() {
+                    return Err(SymbolicError::Stopped(
+                        symgame_limits::StopReason::TimeLimit,
+                    ));
+                }
+                let c2 = e.and(cond, &ls[m])?;
+                if disjoint_or_stop(e, &c2, domain, expired)? {
+                    continue;
+                }
+                let mut j2 = j.clone();
+                j2.push(m);
+                next.push((j2, c2));
+                if next.len() > limit {
+                    return Err(SymbolicError::TooManyJointMoves { limit });
+                }
+            }
+        }
+        joint = next;
+    }
+    Ok(joint)
 }
 
 /// Whether taking the roles' moves one role at a time is worth it: at least two roles have a
@@ -481,11 +526,17 @@ fn worth_factoring(moves: &[Vec<usize>]) -> bool {
 }
 
 /// `AND_b (x_b' <-> f_b)` over `eqs`, built bottom-up by descending bit.
-fn equations<E: BddEngine>(e: &E, eqs: &[(u32, E::Bdd)]) -> symgame_bdd::BddResult<E::Bdd> {
+fn equations<E: BddEngine>(
+    e: &E,
+    eqs: &[(u32, E::Bdd)],
+    stop: &dyn Fn() -> Result<(), StopReason>,
+) -> Result<E::Bdd, SymbolicError> {
     let mut sorted: Vec<&(u32, E::Bdd)> = eqs.iter().collect();
     sorted.sort_by_key(|(b, _)| std::cmp::Reverse(*b));
     let mut acc = e.constant(true);
     for (b, f) in sorted {
+        // A joint move may set hundreds of bits, each equation an AND with the ones before.
+        stop().map_err(SymbolicError::Stopped)?;
         let eq = e.iff(&e.var(Encoding::next_bit_var(*b)), f)?;
         acc = e.and(&eq, &acc)?;
     }

@@ -23,6 +23,7 @@ pub(crate) fn next_bit_functions<E: BddEngine>(
         if !group.fluents.iter().any(|&f| comp.next_may_change(f)) {
             continue;
         }
+        comp.check_deadline()?;
         let mut nfs = Vec::with_capacity(group.fluents.len());
         let mut changed = false;
         for &f in &group.fluents {
@@ -83,6 +84,8 @@ pub(crate) fn group_violation_of<E: BddEngine>(
         {
             continue;
         }
+        // A joint move may touch hundreds of groups, each some operations on its next values.
+        comp.check_deadline()?;
         let nfs = group
             .fluents
             .iter()
@@ -98,7 +101,8 @@ pub(crate) fn group_violation_of<E: BddEngine>(
         {
             continue;
         }
-        let (two, none) = crate::disjunction::two_and_none(e, &nfs)?;
+        let (two, none) =
+            crate::disjunction::two_and_none_checked(e, &nfs, &|| comp.check_deadline())?;
         broken = e.or(&broken, &two)?;
         if group.exactly_one {
             broken = e.or(&broken, &none)?;
