@@ -41,15 +41,16 @@ pub(crate) fn or_all<E: BddEngine>(e: &E, v: Vec<E::Bdd>) -> BddResult<E::Bdd> {
 }
 
 /// [`or_all`] with `check` asked before each OR (a deadline failing with
-/// [`symgame_bdd::BddError::Budget`]): the OR of thousands of relations is as many operations.
-pub(crate) fn or_all_checked<E: BddEngine>(
+/// [`symgame_bdd::BddError::Budget`], or a search's limits): the OR of thousands of relations
+/// is as many operations.
+pub(crate) fn or_all_checked<E: BddEngine, Er: From<BddError>>(
     e: &E,
     v: Vec<E::Bdd>,
-    check: &dyn Fn() -> BddResult<()>,
-) -> BddResult<E::Bdd> {
-    let step = |a: &E::Bdd, b: &E::Bdd| {
+    check: &dyn Fn() -> Result<(), Er>,
+) -> Result<E::Bdd, Er> {
+    let step = |a: &E::Bdd, b: &E::Bdd| -> Result<E::Bdd, Er> {
         check()?;
-        e.or(a, b)
+        Ok(e.or(a, b)?)
     };
     let done = reduce_balanced(v, step, |_| false)?;
     Ok(done.unwrap_or_else(|| e.constant(false)))
@@ -58,9 +59,13 @@ pub(crate) fn or_all_checked<E: BddEngine>(
 /// `op` over `v` as a balanced tree (pairs, then pairs of pairs), which costs far less than a
 /// fold into one growing BDD; stops at the first result `decided` accepts (a constant that
 /// absorbs the rest). `None` for an empty `v`.
-pub(crate) fn reduce_balanced<B, F, D>(mut v: Vec<B>, mut op: F, decided: D) -> BddResult<Option<B>>
+pub(crate) fn reduce_balanced<B, F, D, Er>(
+    mut v: Vec<B>,
+    mut op: F,
+    decided: D,
+) -> Result<Option<B>, Er>
 where
-    F: FnMut(&B, &B) -> BddResult<B>,
+    F: FnMut(&B, &B) -> Result<B, Er>,
     D: Fn(&B) -> bool,
 {
     while v.len() > 1 {

@@ -11,7 +11,7 @@
 use symgame_bdd::{BddEngine, BddResult};
 use symgame_limits::Guard;
 
-use crate::disjunction::or_all;
+use crate::disjunction::or_all_checked;
 use crate::game::SymbolicGame;
 use crate::interrupt::Interrupt;
 
@@ -131,19 +131,19 @@ pub(crate) fn cluster_images<E: BddEngine>(
         for (piece, nodes) in &pieces {
             guard.check()?;
             let started = std::time::Instant::now();
-            parts.push(p.image(e, piece)?);
+            parts.push(p.image_checked(e, piece, || guard.check().map_err(Interrupt::from))?);
             slowest = slowest.max(started.elapsed().as_secs_f64() / (*nodes).max(1) as f64);
         }
-        let img = or_all(e, parts)?;
+        let img = or_all_checked(e, parts, &|| guard.check().map_err(Interrupt::from))?;
         if !e.is_false(&img) {
             images.push((c, img));
         }
     }
     pace.set(slowest);
-    Ok(Some(or_all(
-        e,
-        images.iter().map(|(_, b)| b.clone()).collect(),
-    )?))
+    let all = images.iter().map(|(_, b)| b.clone()).collect();
+    Ok(Some(or_all_checked(e, all, &|| {
+        guard.check().map_err(Interrupt::from)
+    })?))
 }
 
 #[cfg(test)]

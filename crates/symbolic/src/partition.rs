@@ -169,17 +169,31 @@ impl<E: BddEngine> Partition<E> {
 
     /// The successors of `s` under this part (a state set over current variables).
     pub fn image(&self, e: &E, s: &E::Bdd) -> BddResult<E::Bdd> {
+        self.image_checked(e, s, || Ok(()))
+    }
+
+    /// [`Partition::image`] with `check` asked before each of its operations on the set (one
+    /// per conjunct): the limits of a search, between operations that may each be long.
+    pub(crate) fn image_checked<Er: From<BddError>>(
+        &self,
+        e: &E,
+        s: &E::Bdd,
+        check: impl Fn() -> Result<(), Er>,
+    ) -> Result<E::Bdd, Er> {
+        check()?;
         let r = if self.conjuncts.is_empty() {
             e.and_exists(s, &self.relation, &self.quant_cur)?
         } else {
             let mut acc = e.and(s, &self.relation)?;
             let (last, rest) = self.conjuncts.split_last().expect("non-empty");
             for (_, c) in rest {
+                check()?;
                 acc = e.and(&acc, c)?;
             }
+            check()?;
             e.and_exists(&acc, &last.1, &self.quant_cur)?
         };
-        e.rename(&r, &self.to_cur)
+        Ok(e.rename(&r, &self.to_cur)?)
     }
 
     /// This part with its relation restricted to current states in `domain`, built as one BDD

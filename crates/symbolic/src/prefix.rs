@@ -256,6 +256,16 @@ impl ExplicitRun {
         Some((n as u64, (n - open) as u64))
     }
 
+    /// `(states, terminal)` of each layer the run counted: those it expanded and, if counted,
+    /// the one after ([`Self::frontier_layer`]).
+    pub(crate) fn counted(&self) -> Vec<(u64, u64)> {
+        self.layers
+            .iter()
+            .copied()
+            .chain(self.frontier_layer())
+            .collect()
+    }
+
     /// Every state of the run (its true fluents), for the mutex proof
     /// ([`SymbolicOptions::known_states`](crate::SymbolicOptions::known_states)).
     pub fn known_states(&self) -> std::sync::Arc<Vec<Vec<usize>>> {

@@ -578,6 +578,10 @@ pub(crate) fn reach_impl<E: BddEngine>(
         mut store,
         slicing,
     } = start;
+    // The explicit prefix's exact layers, for a search its limits stop before it reports them.
+    let counts_only = !keep_layers && !keep_reached && store.is_none();
+    let known =
+        (explicit.as_ref().filter(|_| counts_only)).map_or(Vec::new(), ExplicitRun::counted);
     let mut bfs = match begin(g, explicit, store.as_deref_mut(), keep_reached, &mut stats) {
         Ok(b) => b,
         Err(why) => {
@@ -690,19 +694,31 @@ pub(crate) fn reach_impl<E: BddEngine>(
             }
         }
     }
-    // The union of the finished layers.
-    let reached = if keep_reached {
-        bfs.reached
-    } else {
-        e.constant(false)
-    };
-    stats.reached_nodes = if keep_reached {
-        e.node_count(&reached)
-    } else {
-        0
-    };
-    stats.seconds = earlier + guard.started.elapsed().as_secs_f64();
+    stats.add_known_layers(&known, earlier + guard.started.elapsed().as_secs_f64());
+    let seconds = earlier + guard.started.elapsed().as_secs_f64();
+    finish(
+        g,
+        stats,
+        keep_reached.then_some(bfs.reached),
+        layers,
+        seconds,
+    )
+}
+
+/// The result of a search from its figures, the union of its finished layers if kept, and
+/// the layers kept.
+fn finish<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    mut stats: ReachStats,
+    reached: Option<E::Bdd>,
+    layers: Vec<E::Bdd>,
+    seconds: f64,
+) -> Reach<E> {
+    let e = g.engine();
+    stats.reached_nodes = reached.as_ref().map_or(0, |r| e.node_count(r));
+    stats.seconds = seconds;
     stats.assumption_broken = g.assumption_broken();
+    let reached = reached.unwrap_or_else(|| e.constant(false));
     Reach {
         stats,
         reached,

@@ -90,6 +90,33 @@ pub struct ReachStats {
     pub slice_error: Option<String>,
 }
 
+impl ReachStats {
+    /// For a search its limits stopped: adds the layers of `known` (states and terminal states
+    /// of each, counted explicitly) past those it has, with no BDD nodes (none was built for
+    /// them), since they are exact layers it did not report itself.
+    pub(crate) fn add_known_layers(&mut self, known: &[(u64, u64)], seconds: f64) {
+        if self.stopped.is_none() || known.len() <= self.layers.len() {
+            return;
+        }
+        let had = self.layers.len();
+        for &(states, terminal) in &known[had..] {
+            self.states += BigUint::from(states);
+            self.terminal += BigUint::from(terminal);
+            self.layers.push(LayerStats {
+                states: states.into(),
+                terminal: terminal.into(),
+                nodes: 0,
+                seconds,
+                engine_nodes: None,
+                peak_resident: None,
+                sliced: None,
+            });
+        }
+        self.explicit_layers = self.explicit_layers.max(known.len());
+        self.seconds = seconds;
+    }
+}
+
 fn one() -> u32 {
     1
 }
