@@ -85,19 +85,26 @@ impl Limits {
 pub struct Guard<'a> {
     /// The limits.
     pub limits: &'a Limits,
-    /// When the run started; the time limit counts from here.
+    /// When the run started: what [`Guard::elapsed`] counts from (a search's own seconds).
     pub started: Instant,
+    /// What the time limit counts from: [`Limits::time_from`], else `started`.
+    time_from: Instant,
 }
 
 impl<'a> Guard<'a> {
-    /// A guard whose clock starts at [`Limits::time_from`], or now.
+    /// A guard whose run starts now, its time limit at [`Limits::time_from`] if set.
     pub fn new(limits: &'a Limits) -> Self {
-        Guard::since(limits, limits.time_from.unwrap_or_else(Instant::now))
+        Guard::since(limits, Instant::now())
     }
 
-    /// A guard whose clock started at `started`.
+    /// A guard whose run started at `started` (its time limit at [`Limits::time_from`] if set).
     pub fn since(limits: &'a Limits, started: Instant) -> Self {
-        Guard { limits, started }
+        let time_from = limits.time_from.unwrap_or(started);
+        Guard {
+            limits,
+            started,
+            time_from,
+        }
     }
 
     /// Time since the start.
@@ -109,14 +116,14 @@ impl<'a> Guard<'a> {
     pub fn deadline(&self) -> Option<Instant> {
         self.limits
             .time_limit
-            .and_then(|t| self.started.checked_add(t))
+            .and_then(|t| self.time_from.checked_add(t))
     }
 
     /// Time left before the time limit (`None` when unlimited).
     pub fn time_left(&self) -> Option<Duration> {
         self.limits
             .time_limit
-            .map(|t| t.saturating_sub(self.started.elapsed()))
+            .map(|t| t.saturating_sub(self.time_from.elapsed()))
     }
 
     /// `Err(Cancelled)` when the cancel flag is raised, `Err(TimeLimit)` when the time is up
@@ -129,7 +136,7 @@ impl<'a> Guard<'a> {
         if self
             .limits
             .time_limit
-            .is_some_and(|t| self.started.elapsed() >= t)
+            .is_some_and(|t| self.time_from.elapsed() >= t)
         {
             return Err(StopReason::TimeLimit);
         }
@@ -247,7 +254,12 @@ mod tests {
             time_from: Some(earlier),
             ..Limits::default()
         };
-        assert_eq!(Guard::new(&from_then).check(), Err(StopReason::TimeLimit));
+        let late = Guard::new(&from_then);
+        assert_eq!(late.check(), Err(StopReason::TimeLimit));
+        assert!(
+            late.elapsed() < Duration::from_secs(5),
+            "its own run starts now"
+        );
         let from_now = Limits {
             time_from: None,
             ..from_then.clone()

@@ -70,7 +70,7 @@ pub fn plan<E: BddEngine>(
         Algorithm::Bfs => plan_bfs(g, costs, goal, limits, progress)?,
         Algorithm::Bidir => plan_bidir(g, costs, goal, limits)?,
         Algorithm::Dijkstra | Algorithm::Astar => {
-            let guard = Guard { limits, started };
+            let guard = Guard::since(limits, started);
             let h = if algorithm == Algorithm::Astar {
                 heuristic
             } else {
