@@ -623,18 +623,35 @@ pub(crate) fn joint_moves<E: BddEngine>(
     limit: usize,
     expired: &dyn Fn() -> bool,
 ) -> Result<Vec<(JointMove, E::Bdd)>, SymbolicError> {
-    let mut joint: Vec<(JointMove, E::Bdd)> = vec![(Vec::new(), domain.clone())];
-    for ls in legal {
+    let all: Vec<Vec<usize>> = legal.iter().map(|ls| (0..ls.len()).collect()).collect();
+    let meets = |c: &E::Bdd| Ok(!e.is_false(c));
+    joint_moves_where(e, legal, &all, domain.clone(), limit, expired, meets)
+}
+
+/// The joint moves of `moves` (per role, the moves tried), built role by role from `start`:
+/// each with `start AND` its moves' legal conditions, kept where `meets` accepts that.
+/// [`SymbolicError::Stopped`] (time limit) as soon as `expired()` says so, checked per move (a
+/// role may have thousands, each an operation that may pass over a whole layer);
+/// [`SymbolicError::TooManyJointMoves`] past `limit` of them.
+pub(crate) fn joint_moves_where<E: BddEngine>(
+    e: &E,
+    legal: &[Vec<E::Bdd>],
+    moves: &[Vec<usize>],
+    start: E::Bdd,
+    limit: usize,
+    expired: &dyn Fn() -> bool,
+    meets: impl Fn(&E::Bdd) -> Result<bool, SymbolicError>,
+) -> Result<Vec<(JointMove, E::Bdd)>, SymbolicError> {
+    let mut joint: Vec<(JointMove, E::Bdd)> = vec![(Vec::new(), start)];
+    for (ls, ms) in legal.iter().zip(moves) {
         let mut next = Vec::new();
         for (j, cond) in &joint {
-            for (m, l) in ls.iter().enumerate() {
-                // Checked per move: a role may have thousands, each an operation on the domain
-                // (a whole layer within each layer), which together outlast any limit.
+            for &m in ms {
                 if expired() {
                     return Err(SymbolicError::Stopped(StopReason::TimeLimit));
                 }
-                let c2 = e.and(cond, l)?;
-                if e.is_false(&c2) {
+                let c2 = e.and(cond, &ls[m])?;
+                if !meets(&c2)? {
                     continue;
                 }
                 let mut j2 = j.clone();

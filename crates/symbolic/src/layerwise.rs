@@ -18,7 +18,7 @@ use symgame_bdd::{BddEngine, BddError, Var, VarSet};
 use symgame_ground::GroundGame;
 use symgame_limits::{Guard, StopReason};
 
-use crate::compile::{joint_moves, Compiler};
+use crate::compile::{joint_moves, joint_moves_where, Compiler};
 use crate::disjunction::or_all_checked;
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
@@ -483,31 +483,8 @@ fn joint_moves_within<E: BddEngine>(
     expired: &dyn Fn() -> bool,
 ) -> Result<Vec<(crate::compile::JointMove, E::Bdd)>, SymbolicError> {
     let moves = moves_in(e, legal, domain, expired)?;
-    let mut joint = vec![(Vec::new(), e.constant(true))];
-    for (ls, ms) in legal.iter().zip(&moves) {
-        let mut next = Vec::new();
-        for (j, cond) in &joint {
-            for &m in ms {
-                if expired() {
-                    return Err(SymbolicError::Stopped(
-                        symgame_limits::StopReason::TimeLimit,
-                    ));
-                }
-                let c2 = e.and(cond, &ls[m])?;
-                if disjoint_or_stop(e, &c2, domain, expired)? {
-                    continue;
-                }
-                let mut j2 = j.clone();
-                j2.push(m);
-                next.push((j2, c2));
-                if next.len() > limit {
-                    return Err(SymbolicError::TooManyJointMoves { limit });
-                }
-            }
-        }
-        joint = next;
-    }
-    Ok(joint)
+    let meets = |c: &E::Bdd| Ok(!disjoint_or_stop(e, c, domain, expired)?);
+    joint_moves_where(e, legal, &moves, e.constant(true), limit, expired, meets)
 }
 
 /// Whether taking the roles' moves one role at a time is worth it: at least two roles have a
