@@ -447,16 +447,23 @@ impl BddEngine for OxiddEngine {
         // Called per step of every gate compiled within a layer (with a cap of a few hundred
         // nodes): the set is kept between calls, so that a call neither allocates nor rehashes
         // it (growing a fresh set to 256 entries cost more than the walk itself).
+        // Large caps (the clustering's 50,000 nodes) have a kept set of their own: clearing
+        // it costs a pass over its capacity, which small checks must not pay.
         thread_local! {
             static SEEN: std::cell::RefCell<HashSet<NodeID, FxBuild>> =
                 std::cell::RefCell::default();
+            static SEEN_LARGE: std::cell::RefCell<HashSet<NodeID, FxBuild>> =
+                std::cell::RefCell::default();
         }
         const KEPT: usize = 1 << 12;
-        SEEN.with(|kept| {
+        const KEPT_LARGE: usize = 1 << 20;
+        let kept = if cap < KEPT { &SEEN } else { &SEEN_LARGE };
+        kept.with(|kept| {
             let mut fresh = HashSet::default();
             let mut borrowed = kept.try_borrow_mut();
+            // Beyond a million nodes the set is not kept (it would hold its memory for good).
             let seen = match borrowed.as_deref_mut() {
-                Ok(set) if cap < KEPT => set,
+                Ok(set) if cap <= KEPT_LARGE => set,
                 _ => &mut fresh,
             };
             seen.clear();

@@ -369,28 +369,34 @@ pub(crate) fn cluster<E: BddEngine>(
         }
     }
     let mut out: Vec<Partition<E>> = Vec::new();
+    let small = |r: &E::Bdd| !e.node_count_exceeds(r, max_nodes);
     for (_, parts) in keyed {
         let start = out.len();
+        // Whether the last cluster is known to be within the bound (each relation is counted
+        // once: a count walks up to `max_nodes` nodes).
+        let mut last_small = false;
         for p in parts {
             // Past the deadline the rest stays unmerged: clustering only speeds up images.
             let late = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+            let mut p_small = None;
             if out.len() > start && !late {
                 let last = out.last_mut().expect("non-empty");
                 // A relation already over the bound is not merged (the merge would be built
                 // in vain).
-                let small = |r: &E::Bdd| !e.node_count_exceeds(r, max_nodes);
                 if last.conjuncts.is_empty()
                     && p.conjuncts.is_empty()
-                    && small(&last.relation)
-                    && small(&p.relation)
+                    && (last_small || small(&last.relation))
+                    && *p_small.insert(small(&p.relation))
                 {
                     let m = merge(e, enc, last, &p)?;
-                    if !e.node_count_exceeds(&m.relation, max_nodes) {
+                    if small(&m.relation) {
                         *last = m;
+                        last_small = true;
                         continue;
                     }
                 }
             }
+            last_small = p_small == Some(true);
             out.push(p);
         }
     }
