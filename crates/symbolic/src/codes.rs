@@ -73,13 +73,9 @@ fn fluents_code(enc: &Encoding, fluents: &[usize]) -> Option<Box<[u64]>> {
 /// whose true fluents are `states` (those that break a group of `enc` left out): the size of
 /// the set under the encoding's order, with no engine.
 pub(crate) fn fluent_sets_nodes(enc: &Encoding, states: &[&[usize]]) -> usize {
-    let mut codes: Vec<Box<[u64]>> = states.iter().filter_map(|f| fluents_code(enc, f)).collect();
-    codes.sort_unstable();
-    codes.dedup();
+    let codes: Vec<Box<[u64]>> = states.iter().filter_map(|f| fluents_code(enc, f)).collect();
     let vars: Vec<Var> = (0..enc.num_bits()).map(Encoding::current_bit_var).collect();
-    let mut table = NodeTable::default();
-    table.build(&codes, 0, &vars);
-    table.nodes.len()
+    NodeTable::of_codes(codes, &vars).0.nodes.len()
 }
 
 /// Bit `b` of a code laid out as by [`state_code`].
@@ -93,13 +89,10 @@ pub(crate) fn code_bit(code: &[u64], b: usize) -> bool {
 pub(crate) fn codes_bdd<E: BddEngine>(
     e: &E,
     vars: &[Var],
-    mut codes: Vec<Box<[u64]>>,
+    codes: Vec<Box<[u64]>>,
     budget: &mut usize,
 ) -> BddResult<E::Bdd> {
-    codes.sort_unstable();
-    codes.dedup();
-    let mut table = NodeTable::default();
-    let root = table.build(&codes, 0, vars);
+    let (table, root) = NodeTable::of_codes(codes, vars);
     *budget = budget.checked_sub(table.nodes.len()).ok_or_else(|| {
         BddError::Budget("the BDDs built from explicit states are over their node budget".into())
     })?;
@@ -119,29 +112,92 @@ struct NodeTable {
 }
 
 impl NodeTable {
-    /// The reference of the set of `codes` (sorted, distinct, equal in the positions before
-    /// `b`) over the positions from `b` on, position `p` being variable `vars[p]`.
-    fn build(&mut self, codes: &[Box<[u64]>], b: usize, vars: &[Var]) -> u32 {
-        if codes.is_empty() {
+    /// The table of the set of `codes` over `vars` (position `p` being variable `vars[p]`),
+    /// and its root.
+    fn of_codes(mut codes: Vec<Box<[u64]>>, vars: &[Var]) -> (NodeTable, u32) {
+        codes.sort_unstable();
+        codes.dedup();
+        // One flat array: the walk below reads codes by binary search, and boxes scattered
+        // over the heap made each read a cache miss.
+        let words = codes.first().map_or(1, |c| c.len());
+        let mut flat = Vec::with_capacity(codes.len() * words);
+        for c in codes {
+            flat.extend_from_slice(&c);
+        }
+        let mut table = NodeTable::default();
+        let root = table.build(&flat, words, 0, vars);
+        (table, root)
+    }
+
+    /// The reference of the set of `codes` (sorted, distinct, `words` words each, equal in
+    /// the positions before `b`) over the positions from `b` on.
+    ///
+    /// The positions where the first and the last code agree are shared by every code between
+    /// them (they are sorted): such a run becomes a chain of nodes over the set below it, with
+    /// no search; a single code is one such run.
+    fn build(&mut self, codes: &[u64], words: usize, b: usize, vars: &[Var]) -> u32 {
+        let n = codes.len() / words;
+        if n == 0 {
             return 0;
         }
         if b == vars.len() {
             return 1;
         }
-        let split = codes.partition_point(|c| !code_bit(c, b));
-        let low = self.build(&codes[..split], b + 1, vars);
-        let high = self.build(&codes[split..], b + 1, vars);
+        let first = &codes[..words];
+        let last = &codes[(n - 1) * words..];
+        let d = first_difference(first, last, b, vars.len());
+        if d > b {
+            let mut r = self.build(codes, words, d, vars);
+            for p in (b..d).rev() {
+                r = match code_bit(first, p) {
+                    true => self.node(vars[p], 0, r),
+                    false => self.node(vars[p], r, 0),
+                };
+            }
+            return r;
+        }
+        // The first code has a 0 at `b`, the last a 1: the first with a 1 splits them.
+        let (mut lo, mut hi) = (1, n - 1);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if code_bit(&codes[mid * words..], b) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        let low = self.build(&codes[..lo * words], words, b + 1, vars);
+        let high = self.build(&codes[lo * words..], words, b + 1, vars);
+        self.node(vars[b], low, high)
+    }
+
+    /// The reference of the node `(var, low, high)`, made if new (reduced: none when `low`
+    /// and `high` are the same).
+    fn node(&mut self, var: Var, low: u32, high: u32) -> u32 {
         if low == high {
             return low;
         }
-        let key = (vars[b], low, high);
-        if let Some(&r) = self.unique.get(&key) {
-            return r;
+        let nodes = &mut self.nodes;
+        *self.unique.entry((var, low, high)).or_insert_with(|| {
+            nodes.push((var, low, high));
+            nodes.len() as u32 + 1
+        })
+    }
+}
+
+/// The first position from `b` on (before `end`) where codes `a` and `z` differ; `end` if none.
+fn first_difference(a: &[u64], z: &[u64], b: usize, end: usize) -> usize {
+    let mut i = b / 64;
+    let mut x = (a[i] ^ z[i]) & (u64::MAX >> (b % 64));
+    loop {
+        if x != 0 {
+            return (i * 64 + x.leading_zeros() as usize).min(end);
         }
-        self.nodes.push(key);
-        let r = self.nodes.len() as u32 + 1;
-        self.unique.insert(key, r);
-        r
+        i += 1;
+        if i >= a.len() || i * 64 >= end {
+            return end;
+        }
+        x = a[i] ^ z[i];
     }
 }
 
@@ -192,6 +248,15 @@ pub(crate) struct Coder<'a> {
     mask: Vec<Code>,
     /// Scratch: an assignment indexed by variable.
     values: Vec<bool>,
+    /// Per fluent, its group and the encoding bits its group's code sets (for
+    /// [`Self::words_of`]).
+    fluent_bits: Vec<(u32, Box<[u32]>)>,
+    /// Per group, whether it is an exactly-one group; and how many there are.
+    exactly_one: Vec<bool>,
+    num_exactly_one: usize,
+    /// Scratch of [`Self::words_of`]: per group, the call that last set it.
+    stamp: Vec<u32>,
+    call: u32,
 }
 
 impl<'a> Coder<'a> {
@@ -210,11 +275,55 @@ impl<'a> Coder<'a> {
                     .fold(0, |acc, (var, _)| acc | bit(var / 2))
             })
             .collect();
+        let fluent_bits = (0..enc.num_fluents())
+            .map(|f| {
+                let bits = enc
+                    .fluent_literals(f)
+                    .into_iter()
+                    .filter(|&(_, value)| value)
+                    .map(|(var, _)| var / 2)
+                    .collect();
+                (enc.group_of_fluent(f).0 as u32, bits)
+            })
+            .collect();
+        let exactly_one: Vec<bool> = enc.fluent_groups().iter().map(|g| g.exactly_one).collect();
         Coder {
             enc,
             mask,
             values: vec![false; enc.num_vars() as usize],
+            fluent_bits,
+            num_exactly_one: exactly_one.iter().filter(|&&x| x).count(),
+            stamp: vec![0; exactly_one.len()],
+            exactly_one,
+            call: 0,
         }
+    }
+
+    /// [`state_code`] of `s`, without building its literals: the bits of each true fluent's
+    /// group code set directly.
+    pub(crate) fn words_of(&mut self, s: &State) -> Option<Box<[u64]>> {
+        self.call = self.call.wrapping_add(1);
+        if self.call == 0 {
+            self.stamp.fill(0);
+            self.call = 1;
+        }
+        let words = (self.enc.num_bits() as usize).div_ceil(64).max(1);
+        let mut code = vec![0u64; words].into_boxed_slice();
+        let mut hit = 0;
+        for f in s.fluents() {
+            let (g, bits) = &self.fluent_bits[f];
+            let g = *g as usize;
+            // Two true fluents of one group: no code.
+            if self.stamp[g] == self.call {
+                return None;
+            }
+            self.stamp[g] = self.call;
+            hit += usize::from(self.exactly_one[g]);
+            for &b in bits.iter() {
+                code[b as usize / 64] |= 1 << (63 - b % 64);
+            }
+        }
+        (hit == self.num_exactly_one).then_some(code)
     }
 
     /// The code of explicit state `s` (a reachable state: no group broken), for encodings of
@@ -315,4 +424,108 @@ pub(crate) fn for_each_word_code(nodes: &BddNodes, num_bits: u32, f: &mut impl F
     }
     let mut code = vec![0u64; (num_bits as usize).div_ceil(64).max(1)];
     walk(nodes, nodes.root, 0, num_bits, &mut code, f);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::encoded;
+    use symgame_explicit::{for_each_joint_move, MoveId, Reasoner};
+
+    /// The BDD built from codes is the union of their cubes, node for node: random sets of
+    /// codes over 1 to 3 words (runs of shared bits, single codes, splits across words).
+    #[test]
+    fn codes_bdd_is_the_union_of_the_cubes() {
+        use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..60 {
+            let bits = [5usize, 64, 70, 130, 150][round % 5];
+            let words = bits.div_ceil(64);
+            let e = BiodivineEngine::new(bits as u32, &EngineConfig::small()).unwrap();
+            let vars: Vec<Var> = (0..bits as u32).collect();
+            // Codes near a random base: most bits shared, a few flipped.
+            let base: Vec<u64> = (0..words).map(|_| next()).collect();
+            let n = 1 + next() as usize % 40;
+            let mut codes = Vec::new();
+            for _ in 0..n {
+                let mut c = base.clone();
+                for _ in 0..(next() % 6) {
+                    let b = next() as usize % bits;
+                    c[b / 64] ^= 1 << (63 - b % 64);
+                }
+                // Bits past the last position are zero in every code.
+                if !bits.is_multiple_of(64) {
+                    c[words - 1] &= !(u64::MAX >> (bits % 64));
+                }
+                codes.push(c.into_boxed_slice());
+            }
+            let mut unbounded = usize::MAX;
+            let built = codes_bdd(&e, &vars, codes.clone(), &mut unbounded).unwrap();
+            let mut union = e.constant(false);
+            for c in &codes {
+                let lits: Vec<(Var, bool)> =
+                    (0..bits).map(|b| (b as Var, code_bit(c, b))).collect();
+                union = e.or(&union, &e.cube(&lits).unwrap()).unwrap();
+            }
+            assert_eq!(built, union, "round {round}");
+            assert_eq!(e.node_count(&built), e.node_count(&union), "round {round}");
+        }
+    }
+
+    /// [`Coder::words_of`] gives the code [`state_code`] gives: on the states of random
+    /// playouts, and on sets that break a group (two fluents of one group, or a state missing
+    /// an exactly-one group's fluent), which have none.
+    #[test]
+    fn words_of_agrees_with_state_code() {
+        for name in ["tictactoe", "connect4_5x4", "eight_puzzle", "prisoners_2p"] {
+            let game = encoded(name).0;
+            let enc = Encoding::compact(&game, crate::options::Order::Heuristic);
+            let grouped = enc.fluent_groups().iter().filter(|g| g.fluents.len() > 1);
+            assert!(grouped.count() > 0, "{name}: no group to break");
+            let mut coder = Coder::new(&enc);
+            let r = Reasoner::new(&game);
+            let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+            let mut checked = 0;
+            for _ in 0..20 {
+                let mut s = r.initial_state();
+                for _ in 0..40 {
+                    if r.is_terminal(&s) {
+                        break;
+                    }
+                    assert_eq!(coder.words_of(&s), state_code(&enc, &s), "{name}");
+                    checked += 1;
+                    // Every fluent toggled once: broken or not, both agree.
+                    for f in 0..enc.num_fluents() {
+                        let mut t = s.clone();
+                        if t.contains(f) {
+                            t.remove(f);
+                        } else {
+                            t.insert(f);
+                        }
+                        assert_eq!(coder.words_of(&t), state_code(&enc, &t), "{name} {f}");
+                    }
+                    let mut legal: Vec<Vec<MoveId>> = vec![Vec::new(); r.num_roles()];
+                    for (role, l) in legal.iter_mut().enumerate() {
+                        r.legal_moves_into(&s, role, l);
+                    }
+                    let mut joints = Vec::new();
+                    for_each_joint_move(&legal, |j| {
+                        joints.push(j.to_vec());
+                        true
+                    });
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    s = r.next_state(&s, &joints[seed as usize % joints.len()]);
+                }
+            }
+            assert!(checked > 20, "{name}");
+        }
+    }
 }

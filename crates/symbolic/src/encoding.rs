@@ -301,6 +301,12 @@ impl Encoding {
         2 * b + 1
     }
 
+    /// The group of fluent `f` and its index in the group.
+    pub(crate) fn group_of_fluent(&self, f: usize) -> (usize, usize) {
+        let (g, k) = self.group_of[f];
+        (g as usize, k as usize)
+    }
+
     /// The literals over current variables that say "fluent `f` is true": its group's bits
     /// hold its code.
     pub fn fluent_literals(&self, f: usize) -> Vec<(Var, bool)> {

@@ -15,6 +15,7 @@ use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::formula::Formula;
 use crate::graph::{graph_bdds, ExplicitGraph, EXPLICIT_GRAPH_NOTE};
+use crate::layer_explicit::ExplicitLayers;
 use crate::layerwise::Layerwise;
 use crate::options::SymbolicOptions;
 use crate::partition::{self, Partition};
@@ -45,6 +46,9 @@ pub struct SymbolicGame<'e, E: BddEngine> {
     /// Whether the predicates and relations were built from the explicit graph of the whole
     /// game ([`SymbolicOptions::explicit_graph`]).
     from_graph: bool,
+    /// The layers of a game compiled once expanded state by state where that is predicted
+    /// cheaper than its images (a game compiled within each layer has its own race).
+    explicit: ExplicitLayers,
 }
 
 impl<'e, E: BddEngine> SymbolicGame<'e, E> {
@@ -107,6 +111,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             potential: OnceLock::new(),
             broken: Default::default(),
             from_graph: false,
+            explicit: ExplicitLayers::measuring_both(opts.explicit_layers),
         };
         let capped = opts.layerwise_fallback || opts.explicit_graph.is_some();
         let err = match g.compile(game, opts, capped) {
@@ -182,7 +187,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             broken: Default::default(),
             owners: crate::layerwise::owners(game, &g.encoding),
             factored: Default::default(),
-            explicit: crate::layer_explicit::ExplicitLayers::new(opts.explicit_layers),
+            explicit: ExplicitLayers::new(opts.explicit_layers),
         });
         Ok(g)
     }
@@ -431,6 +436,15 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
     /// The game compiled within each layer, if it is.
     pub(crate) fn layerwise(&self) -> Option<&Layerwise> {
         self.layerwise.as_ref()
+    }
+
+    /// The race of explicit against symbolic expansion of the layers of a search: the
+    /// within-layer compilation's, or the one of the game compiled once.
+    pub(crate) fn explicit_layers(&self) -> &ExplicitLayers {
+        match &self.layerwise {
+            Some(lw) => &lw.explicit,
+            None => &self.explicit,
+        }
     }
 
     /// Fails when the game is compiled within each layer (it has no relation over all states).

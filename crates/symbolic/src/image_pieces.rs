@@ -9,7 +9,7 @@
 //! ([`cluster_images`], the images of a layer of a game compiled once).
 
 use symgame_bdd::{BddEngine, BddResult};
-use symgame_limits::Guard;
+use symgame_limits::{Guard, StopReason};
 
 use crate::disjunction::or_all_checked;
 use crate::game::SymbolicGame;
@@ -99,6 +99,40 @@ fn split<E: BddEngine>(e: &E, p: &E::Bdd) -> BddResult<Option<(E::Bdd, E::Bdd)>>
         }
     }
     Ok(None)
+}
+
+/// The successors of the non-terminal states `expand` of a layer of a game compiled once:
+/// state by state where the race of [`SymbolicGame::explicit_layers`] predicts that cheaper
+/// (then `images` stays empty), otherwise [`cluster_images`], timed for the race.
+pub(crate) fn layer_image<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    (expand, pace): (&E::Bdd, &mut ImagePace),
+    guard: &Guard,
+    images: &mut Vec<(usize, E::Bdd)>,
+) -> Result<Option<E::Bdd>, Interrupt> {
+    let (e, race) = (g.engine(), g.explicit_layers());
+    if !e.is_false(expand) {
+        if let Some((_, image)) = race.try_layer(e, g.encoding(), None, expand, guard, false)? {
+            return Ok(Some(image));
+        }
+    }
+    let started = std::time::Instant::now();
+    match cluster_images(g, (expand, pace), guard, images) {
+        Ok(found) => {
+            race.symbolic_took(e.node_count(expand), started.elapsed().as_secs_f64());
+            Ok(found)
+        }
+        // Past what the symbolic way can do: state by state, with the time left.
+        Err(Interrupt::Stop(StopReason::OutOfMemory)) => {
+            images.clear();
+            e.gc();
+            match race.try_layer(e, g.encoding(), None, expand, guard, true)? {
+                Some((_, image)) => Ok(Some(image)),
+                None => Err(Interrupt::Stop(StopReason::OutOfMemory)),
+            }
+        }
+        Err(err) => Err(err),
+    }
 }
 
 /// The successors of `expand` under each cluster (those with successors, into `images`) and

@@ -1,5 +1,5 @@
-//! A layer of a game compiled within each layer, expanded state by state where that is
-//! predicted to be cheaper.
+//! A layer of a search expanded state by state where that is predicted to be cheaper than the
+//! symbolic way (the images of a game compiled once, or compiling the game within the layer).
 //!
 //! Compiling the game within a layer costs about the same however few states the layer holds,
 //! and the images cost per joint move; the explicit reasoner costs per state and joint move.
@@ -10,10 +10,12 @@
 //! of the last explicit expansion against the seconds per BDD node of the last symbolic one,
 //! each applied to the layer at hand. A layer tried state by state gets a time budget (one and
 //! a half times what the symbolic expansion is predicted to take; while no symbolic expansion
-//! is measured, twice the explicit prediction, at most a tenth of the time left, and no attempt
+//! is measured, twice the explicit prediction, at most a third of the time left, and no attempt
 //! where the prediction alone is more); past it, the attempt is dropped and the layer is expanded
 //! symbolically; each such loss makes the next attempt wait for a prediction twice as
-//! favourable, until an attempt finishes. Both ways give the same sets:
+//! favourable, until an attempt finishes. The explicit way's cost includes building the BDDs of
+//! its sets from their codes (tens of nanoseconds a state and bit: it can outweigh the
+//! expansion), and a build predicted past the budget is not started. Both ways give the same sets:
 //! the non-terminal states of the layer and their successors, exact.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,7 +27,7 @@ use symgame_explicit::{for_each_joint_move, MoveId, Reasoner};
 use symgame_ground::GroundGame;
 use symgame_limits::Guard;
 
-use crate::codes::{codes_states_bdd, for_each_word_code, state_code, Coder, WordCodeSet};
+use crate::codes::{codes_states_bdd, for_each_word_code, Coder, WordCodeSet};
 use crate::encoding::Encoding;
 use crate::options::ExplicitLayerMode;
 
@@ -34,6 +36,11 @@ const MAX_STATES: u64 = 4_000_000;
 
 /// The budget of an attempt before any symbolic expansion was measured.
 const FIRST_BUDGET: Duration = Duration::from_secs(1);
+
+/// Seconds per state and bit of building the BDD of a set of state codes, until one is
+/// measured (ticTacHeavenFC's fifth layer: 82,062 states and their 1.19 million successors
+/// of 207 bits in 7.6 s, 29 ns; expanding them took 0.77 s).
+const BUILD_PER_STATE_BIT: f64 = 30e-9;
 
 /// What the race between the two ways of expanding a layer measured so far.
 #[derive(Default)]
@@ -44,6 +51,10 @@ struct Rates {
     explicit_per_state: Option<f64>,
     /// Seconds per BDD node of the layer of the last symbolic expansion.
     symbolic_per_node: Option<f64>,
+    /// Seconds per state and bit of the last build of a set's BDD from its codes.
+    build_per_state_bit: Option<f64>,
+    /// Distinct successors per expanded state of the last explicit expansion.
+    branching: f64,
     /// Attempts that ran past their budget since the last one that finished: each makes the
     /// next attempt wait for a prediction twice as favourable (a wrong guess costs its
     /// budget).
@@ -58,6 +69,9 @@ pub(crate) struct ExplicitLayers {
     rates: Mutex<Rates>,
     /// Layers expanded state by state.
     pub(crate) won: AtomicUsize,
+    /// Whether a win before any symbolic layer is measured sends the next layer the symbolic
+    /// way, to measure it ([`Self::measuring_both`]).
+    measure_both: bool,
 }
 
 /// Why a layer is not expanded state by state here.
@@ -77,13 +91,37 @@ impl ExplicitLayers {
         }
     }
 
+    /// The explicit side under `mode` of a game compiled once, whose images are usually cheap:
+    /// an explicit win before any symbolic layer was measured is followed by a symbolic layer,
+    /// so that the race compares measured rates (eightPuzzle: won state by state, layer after
+    /// layer, at 0.37 s a layer where its images took 0.08 s).
+    pub(crate) fn measuring_both(mode: ExplicitLayerMode) -> Self {
+        ExplicitLayers {
+            mode,
+            measure_both: true,
+            ..Default::default()
+        }
+    }
+
     /// Hands over the explicit prefix's reasoner (building one for a large game takes
-    /// seconds) and its measured seconds per state (of its last layer; 0 when none).
-    pub(crate) fn offer(&self, reasoner: Reasoner, per_state: f64) {
+    /// seconds), its measured seconds per state (of its last layer; 0 when none) and its
+    /// distinct successors per state.
+    pub(crate) fn offer(&self, reasoner: Reasoner, per_state: f64, branching: f64) {
         if let Ok(mut r) = self.rates.lock() {
             r.reasoner.get_or_insert(reasoner);
             if per_state > 0.0 && r.explicit_per_state.is_none() {
                 r.explicit_per_state = Some(per_state);
+                r.branching = branching;
+            }
+        }
+    }
+
+    /// Records a build of the BDDs of sets from their codes: `state_bits` states times bits
+    /// in `seconds` (an explicit prefix's replay of its layers).
+    pub(crate) fn built(&self, state_bits: f64, seconds: Duration) {
+        if let Ok(mut r) = self.rates.lock() {
+            if state_bits > 0.0 {
+                r.build_per_state_bit = Some(seconds.as_secs_f64() / state_bits);
             }
         }
     }
@@ -99,12 +137,13 @@ impl ExplicitLayers {
     /// is predicted to be cheaper than compiling the game within `s` and it finishes within
     /// its budget; `None` otherwise (then nothing is changed but the measurements). `forced`
     /// (the symbolic way failed: out of nodes, too many joint moves): whatever the prediction,
-    /// with the time the guard leaves.
+    /// with the time the guard leaves. Without `game`, only a reasoner offered before
+    /// ([`Self::offer`]) expands.
     pub(crate) fn try_layer<E: BddEngine>(
         &self,
         e: &E,
         enc: &Encoding,
-        game: &GroundGame,
+        game: Option<&GroundGame>,
         s: &E::Bdd,
         guard: &Guard,
         forced: bool,
@@ -124,10 +163,15 @@ impl ExplicitLayers {
         let Ok(mut rates) = self.rates.lock() else {
             return Ok(None);
         };
+        // The explicit way: expanding the states, then building the BDDs of them and of their
+        // successors from codes.
+        let bits = f64::from(enc.num_bits());
+        let per_bit = rates.build_per_state_bit.unwrap_or(BUILD_PER_STATE_BIT);
+        let build = per_bit * bits * (1.0 + rates.branching);
         let budget = match (rates.explicit_per_state, rates.symbolic_per_node) {
             _ if forced => guard.time_left().unwrap_or(Duration::MAX),
             (Some(x), Some(y)) => {
-                let (explicit, symbolic) = (x * states as f64, y * nodes as f64);
+                let (explicit, symbolic) = ((x + build) * states as f64, y * nodes as f64);
                 if explicit * f64::from(1u32 << rates.lost.min(20)) >= symbolic {
                     return Ok(None);
                 }
@@ -135,13 +179,16 @@ impl ExplicitLayers {
             }
             (None, Some(y)) => Duration::from_secs_f64(1.5 * y * nodes as f64 + 0.05),
             // Nothing symbolic measured yet: twice the prediction, at least a second, at most
-            // a tenth of the time left (not tried at all where the prediction alone is more);
+            // a third of the time left (not tried at all where the prediction alone is more);
             // once lost, the symbolic way measures first.
             (Some(_), None) | (None, None) if rates.lost > 0 => return Ok(None),
+            (_, None) if self.measure_both && self.won.load(Ordering::Relaxed) > 0 => {
+                return Ok(None)
+            }
             (Some(x), None) => {
                 // An attempt predicted to outlast its budget would only cost the budget.
-                let cap = guard.time_left().map_or(Duration::MAX, |t| t / 10);
-                let predicted = Duration::from_secs_f64(x * states as f64);
+                let cap = guard.time_left().map_or(Duration::MAX, |t| t / 3);
+                let predicted = Duration::from_secs_f64((x + build) * states as f64);
                 if predicted > cap {
                     return Ok(None);
                 }
@@ -153,7 +200,13 @@ impl ExplicitLayers {
         let deadline = now
             .checked_add(budget)
             .unwrap_or(now + Duration::from_secs(1 << 40));
-        let reasoner = rates.reasoner.get_or_insert_with(|| Reasoner::new(game));
+        if rates.reasoner.is_none() {
+            let Some(game) = game else {
+                return Ok(None);
+            };
+            rates.reasoner = Some(Reasoner::new(game));
+        }
+        let reasoner = rates.reasoner.as_ref().expect("set above");
         let started = Instant::now();
         let mut coder = Coder::new(enc);
         let mut codes: Vec<Box<[u64]>> = Vec::with_capacity(states as usize);
@@ -171,14 +224,14 @@ impl ExplicitLayers {
             &mut successors,
             &mut done,
         );
-        let seconds = started.elapsed().as_secs_f64();
         // An attempt dropped part way through a state counts the states it finished.
         let finished = if outcome.is_ok() {
             done
         } else {
             done.saturating_sub(1)
         };
-        rates.explicit_per_state = Some(seconds / finished.max(1) as f64);
+        let expanded = started.elapsed();
+        rates.explicit_per_state = Some(expanded.as_secs_f64() / finished.max(1) as f64);
         match outcome {
             Ok(()) => {}
             Err(Declined::Symbolic) => {
@@ -187,9 +240,19 @@ impl ExplicitLayers {
             }
             Err(Declined::Broken) => return Ok(None),
         }
+        rates.branching = successors.len() as f64 / expand.len().max(1) as f64;
+        // The BDDs are built state by state and bit by bit, with no check of the limits: a
+        // build predicted past the budget (or the time left, when forced) is not started.
+        let set_bits = (expand.len() + successors.len()) as f64 * bits;
+        if Instant::now() + Duration::from_secs_f64(per_bit * set_bits) > deadline {
+            rates.lost += 1;
+            return Ok(None);
+        }
         rates.lost = 0;
         let expand = codes_states_bdd(e, enc, expand)?;
         let image = codes_states_bdd(e, enc, successors.into_iter().collect())?;
+        let building = (started.elapsed() - expanded).as_secs_f64();
+        rates.build_per_state_bit = Some(building / set_bits.max(1.0));
         self.won.fetch_add(1, Ordering::Relaxed);
         Ok(Some((expand, image)))
     }
@@ -210,7 +273,6 @@ fn expand_codes(
     successors: &mut WordCodeSet,
     done: &mut usize,
 ) -> Result<(), Declined> {
-    let enc = coder.encoding();
     let mut legal: Vec<Vec<MoveId>> = vec![Vec::new(); r.num_roles()];
     let mut updates = 0u64;
     let mut late = false;
@@ -230,7 +292,7 @@ fn expand_codes(
         }
         let mut broken = false;
         for_each_joint_move(&legal, |joint| {
-            let Some(code) = state_code(enc, &r.next_state(&s, joint)) else {
+            let Some(code) = coder.words_of(&r.next_state(&s, joint)) else {
                 // A successor breaks an assumed group: it has no code.
                 broken = true;
                 return false;
@@ -255,6 +317,7 @@ fn expand_codes(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codes::state_code;
     use crate::test_support::{encoded, small_engine};
     use symgame_bdd::BddEngine;
     use symgame_limits::Limits;
@@ -276,7 +339,7 @@ mod tests {
     }
 
     /// Before any symbolic layer is measured, a layer whose explicit expansion is predicted to
-    /// outlast the budget it could get (a tenth of the time left) is not tried at all, so it
+    /// outlast the budget it could get (a third of the time left) is not tried at all, so it
     /// costs nothing; one predicted to fit is tried and expanded.
     #[test]
     fn an_attempt_predicted_past_its_budget_is_not_made() {
@@ -288,26 +351,26 @@ mod tests {
             ..Default::default()
         };
         let guard = Guard::new(&limits);
-        // Nine states at two seconds each: 18 s, past a tenth of the 100 s left.
+        // Nine states at five seconds each: 45 s, past a third of the 100 s left.
         let slow = ExplicitLayers::new(ExplicitLayerMode::Measured);
-        slow.offer(Reasoner::new(&game), 2.0);
+        slow.offer(Reasoner::new(&game), 5.0, 8.0);
         let got = slow
-            .try_layer(&e, &enc, &game, &layer, &guard, false)
+            .try_layer(&e, &enc, Some(&game), &layer, &guard, false)
             .unwrap();
         assert!(got.is_none());
         let rates = slow.rates.lock().unwrap();
         assert_eq!(
             rates.explicit_per_state,
-            Some(2.0),
+            Some(5.0),
             "no attempt measured anything"
         );
         assert_eq!(rates.lost, 0);
         drop(rates);
         // At a millisecond a state it is tried, and gives the layer's successors.
         let fast = ExplicitLayers::new(ExplicitLayerMode::Measured);
-        fast.offer(Reasoner::new(&game), 0.001);
+        fast.offer(Reasoner::new(&game), 0.001, 8.0);
         let (expand, image) = fast
-            .try_layer(&e, &enc, &game, &layer, &guard, false)
+            .try_layer(&e, &enc, Some(&game), &layer, &guard, false)
             .unwrap()
             .expect("expanded state by state");
         assert_eq!(expand, layer, "no state of the second layer is terminal");

@@ -115,7 +115,8 @@ impl Layerwise {
         let race = guard.filter(|_| !e.is_false(s));
         if let Some(g) = race {
             if let Some((expand, image)) =
-                self.explicit.try_layer(e, enc, &self.game, s, g, false)?
+                self.explicit
+                    .try_layer(e, enc, Some(&self.game), s, g, false)?
             {
                 on_expand(&expand);
                 return Ok((expand, image));
@@ -141,7 +142,9 @@ impl Layerwise {
                 | SymbolicError::TooManyJointMoves { .. }),
             ) => {
                 let forced = match race {
-                    Some(g) => self.explicit.try_layer(e, enc, &self.game, s, g, true)?,
+                    Some(g) => self
+                        .explicit
+                        .try_layer(e, enc, Some(&self.game), s, g, true)?,
                     None => None,
                 };
                 match forced {

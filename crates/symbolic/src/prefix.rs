@@ -25,8 +25,9 @@ use symgame_explicit::{for_each_joint_move, MoveId, Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_limits::{Guard, Limits, StopReason};
 
-use crate::codes::{codes_states_bdd, states_bdd, states_codes};
+use crate::codes::{codes_states_bdd, states_bdd, Coder};
 use crate::encoding::Encoding;
+use crate::layer_explicit::ExplicitLayers;
 
 /// How the first layers of a search are expanded explicitly (see the module documentation).
 pub struct ExplicitPrefix {
@@ -301,11 +302,11 @@ impl ExplicitRun {
         g: &crate::game::SymbolicGame<'_, E>,
         limits: &Limits,
     ) -> ExplicitRun {
-        if let Some(lw) = g.layerwise() {
+        if g.layerwise().is_some() {
             self.extend_for_layerwise(limits);
-            lw.explicit
-                .offer(self.prefix.reasoner.clone(), self.per_state);
         }
+        g.explicit_layers()
+            .offer(self.prefix.reasoner.clone(), self.per_state, self.branching);
         self.drop_broken_steps(g.encoding());
         self
     }
@@ -329,10 +330,14 @@ impl ExplicitRun {
     /// The next layer's step as BDDs (its non-terminal states, their successors), if the run
     /// expanded it; `None` once the run is replayed. `on_expand` sees the non-terminal states
     /// before the successors are built (the larger set, by the layer's branching factor).
+    ///
+    /// The builds are timed for `race`: its first prediction of a later layer state by state
+    /// includes building that layer's sets at the rate measured here.
     pub(crate) fn next_step<E: BddEngine>(
         &mut self,
         e: &E,
         enc: &Encoding,
+        race: &ExplicitLayers,
         on_expand: &mut dyn FnMut(&E::Bdd),
     ) -> BddResult<Option<(E::Bdd, E::Bdd)>> {
         // The node table is built recursively, one level a bit.
@@ -344,15 +349,22 @@ impl ExplicitRun {
         let Some(step) = self.steps.pop_front() else {
             return Ok(None);
         };
-        match (
-            states_codes(enc, step.expand.iter()),
-            states_codes(enc, step.successors.iter()),
-        ) {
+        let mut coder = Coder::new(enc);
+        let mut codes = |states: &[State]| -> Option<Vec<Box<[u64]>>> {
+            states.iter().map(|s| coder.words_of(s)).collect()
+        };
+        match (codes(&step.expand), codes(&step.successors)) {
             (Some(expand), Some(successors)) => {
                 drop(step);
+                let started = Instant::now();
+                let states = expand.len() + successors.len();
                 let expand = codes_states_bdd(e, enc, expand)?;
+                let mut seconds = started.elapsed();
                 on_expand(&expand);
+                let started = Instant::now();
                 let union = codes_states_bdd(e, enc, successors)?;
+                seconds += started.elapsed();
+                race.built(states as f64 * f64::from(enc.num_bits()), seconds);
                 Ok(Some((expand, union)))
             }
             _ => {

@@ -10,7 +10,7 @@ use crate::checkpoint::ReachStore;
 use crate::disjunction::or_all;
 use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
-use crate::image_pieces::{cluster_images, ImagePace};
+use crate::image_pieces::{layer_image, ImagePace};
 use crate::interrupt::Interrupt;
 use crate::prefix::ExplicitRun;
 use crate::reach_slices::{Images, ReachSlicer};
@@ -83,7 +83,7 @@ pub(crate) struct Bfs<E: BddEngine> {
     explicit: Option<ExplicitRun>,
     /// How many layers were expanded explicitly.
     pub(crate) explicit_layers: usize,
-    /// How long the images of the last layer took ([`cluster_images`]).
+    /// How long the images of the last layer took ([`crate::image_pieces::cluster_images`]).
     pace: ImagePace,
 }
 
@@ -221,7 +221,7 @@ fn step_layer<E: BddEngine>(
     let mut expand = None;
     // An explicit step reports its non-terminal states before it builds their successors.
     let step = match &mut bfs.explicit {
-        Some(run) => run.next_step(e, g.encoding(), on_expand)?,
+        Some(run) => run.next_step(e, g.encoding(), g.explicit_layers(), on_expand)?,
         None => None,
     };
     // Compiled within each layer, the first layer after the explicit steps has its terminal
@@ -258,7 +258,7 @@ fn step_layer<E: BddEngine>(
                     sliced_cut = Some(cut);
                     union
                 }),
-                None => cluster_images(g, (&bfs.expand, &mut bfs.pace), guard, &mut images)?,
+                None => layer_image(g, (&bfs.expand, &mut bfs.pace), guard, &mut images)?,
             };
             match found {
                 Some(union) => union,
@@ -307,7 +307,8 @@ fn step_layer<E: BddEngine>(
         _ if g.is_layerwise() => new.clone(),
         // Expanded explicitly: the next step cuts it the same way, or is symbolic.
         _ if step.is_some() => g.and_not_terminal(&new)?,
-        [] => e.constant(false),
+        // No image: none had successors, or the layer was expanded state by state.
+        [] => g.and_not_terminal(&new)?,
         [(c, _)] => g.clusters()[*c]
             .cut_terminal_checked(e, &new, || guard.check().map_err(Interrupt::from))?,
         _ => {
@@ -538,15 +539,15 @@ fn keep_step<E: BddEngine>(
     Ok(())
 }
 
-/// What a game compiled within each layer reports after a layer: whether its moves were taken
-/// one role at a time, and how many layers were expanded state by state.
-fn note_layerwise<E: BddEngine>(g: &SymbolicGame<'_, E>, stats: &mut ReachStats) {
+/// What a search reports after a layer: whether the moves of a game compiled within each layer
+/// were taken one role at a time, and how many later layers were expanded state by state.
+fn note_layers<E: BddEngine>(g: &SymbolicGame<'_, E>, stats: &mut ReachStats) {
     if let Some(l) = g.layerwise() {
         if l.factored.load(std::sync::atomic::Ordering::Relaxed) {
             stats.partitioning = FACTORED.to_string();
         }
-        stats.explicit_later = l.explicit.won.load(std::sync::atomic::Ordering::Relaxed);
     }
+    stats.explicit_later = (g.explicit_layers().won).load(std::sync::atomic::Ordering::Relaxed);
 }
 
 /// How a search starts: its first layers expanded explicitly, and the directory that keeps
@@ -671,7 +672,7 @@ pub(crate) fn reach_impl<E: BddEngine>(
                     layers.push(done);
                 }
                 bfs.expand = new_expand;
-                note_layerwise(g, &mut stats);
+                note_layers(g, &mut stats);
                 progress(&stats);
             }
             Err(Interrupt::Stop(why)) => {

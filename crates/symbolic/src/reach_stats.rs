@@ -61,9 +61,9 @@ pub struct ReachStats {
     /// ([`ExplicitPrefix`](crate::ExplicitPrefix)); the later ones symbolically.
     #[serde(default)]
     pub explicit_layers: usize,
-    /// Of the later layers of a game compiled within each layer, how many were expanded state
-    /// by state, where the measured rates predicted that cheaper than compiling the game within
-    /// the layer.
+    /// Of the later layers, how many were expanded state by state, where the measured rates
+    /// predicted that cheaper than the symbolic way (the images of the game compiled once, or
+    /// compiling the game within the layer).
     #[serde(default)]
     pub explicit_later: usize,
     /// Seconds of the whole run.
