@@ -111,7 +111,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             potential: OnceLock::new(),
             broken: Default::default(),
             from_graph: false,
-            explicit: ExplicitLayers::measuring_both(opts.explicit_layers),
+            explicit: ExplicitLayers::symbolic_first(opts.explicit_layers),
         };
         let capped = opts.layerwise_fallback || opts.explicit_graph.is_some();
         let err = match g.compile(game, opts, capped) {

@@ -55,6 +55,11 @@ impl ImagePace {
     pub(crate) fn set(&mut self, per_node: f64) {
         self.per_node = Some(per_node);
     }
+
+    /// Raises the pace to at least `per_node` seconds per node.
+    fn at_least(&mut self, per_node: f64) {
+        self.per_node = Some(self.per_node.map_or(per_node, |p| p.max(per_node)));
+    }
 }
 
 /// `s` cut into at most 2^`depth` pairwise disjoint non-empty sets whose union is `s`: the
@@ -112,7 +117,14 @@ pub(crate) fn layer_image<E: BddEngine>(
 ) -> Result<Option<E::Bdd>, Interrupt> {
     let (e, race) = (g.engine(), g.explicit_layers());
     if !e.is_false(expand) {
+        let started = std::time::Instant::now();
         if let Some((_, image)) = race.try_layer(e, g.encoding(), None, expand, guard, false)? {
+            // No image was measured on this layer: its seconds per node state by state stand
+            // in, so that the next layer's images (of a larger set) are cut into pieces where
+            // they may outlast the limit (nineBoardTicTacToePie: one image of the layer after
+            // an explicit one ran 5 s past the limit).
+            let nodes = e.node_count(expand).max(1) as f64;
+            pace.at_least(started.elapsed().as_secs_f64() / nodes);
             return Ok(Some(image));
         }
     }
