@@ -261,21 +261,7 @@ pub(crate) struct Coder<'a> {
 
 impl<'a> Coder<'a> {
     pub(crate) fn new(enc: &'a Encoding) -> Self {
-        // Single-word codes only: an encoding wider than that decodes words alone.
-        let width = if enc.num_bits() <= MAX_CODE_BITS {
-            enc.num_fluents()
-        } else {
-            0
-        };
-        let mask = (0..width)
-            .map(|f| {
-                enc.fluent_literals(f)
-                    .into_iter()
-                    .filter(|&(_, value)| value)
-                    .fold(0, |acc, (var, _)| acc | bit(var / 2))
-            })
-            .collect();
-        let fluent_bits = (0..enc.num_fluents())
+        let fluent_bits: Vec<(u32, Box<[u32]>)> = (0..enc.num_fluents())
             .map(|f| {
                 let bits = enc
                     .fluent_literals(f)
@@ -286,6 +272,13 @@ impl<'a> Coder<'a> {
                 (enc.group_of_fluent(f).0 as u32, bits)
             })
             .collect();
+        // Single-word codes only: an encoding wider than that decodes words alone.
+        let mask = match enc.num_bits() <= MAX_CODE_BITS {
+            true => (fluent_bits.iter())
+                .map(|(_, bits)| bits.iter().fold(0, |acc, &b| acc | bit(b)))
+                .collect(),
+            false => Vec::new(),
+        };
         let exactly_one: Vec<bool> = enc.fluent_groups().iter().map(|g| g.exactly_one).collect();
         Coder {
             enc,
