@@ -1,5 +1,15 @@
 //! [`BddEngine`] over `biodivine-lib-bdd`: every BDD owns its node vector.
+//!
+//! An engine with a deadline ([`BiodivineEngine::with_budget`]) stops its operations inside:
+//! biodivine calls back the operation's function (or its quantifier trigger) once per step,
+//! and every [`CHECK_EVERY`] calls the callback reads the clock and, once the deadline has
+//! passed, unwinds out of the operation with [`DeadlinePassed`] (without the panic hook, so
+//! nothing is printed), caught around the operation and turned into [`BddError::Budget`].
+//! The operation's own state (its task stack, cache and partial result) is local to it and is
+//! dropped by the unwind; its inputs are only read. This needs `panic = "unwind"` (the
+//! default; the workspace never sets `abort`).
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -25,10 +35,39 @@ pub struct BiodivineEngine {
 /// The budget of every operation of an engine made by [`BiodivineEngine::with_budget`].
 #[derive(Clone, Copy, Debug, Default)]
 struct OpBudget {
-    /// No operation starts after this instant.
+    /// No operation starts after this instant, and binary operations and quantifications stop
+    /// inside once it passes.
     deadline: Option<Instant>,
     /// No binary operation builds a result of more nodes (it gives up while building).
     max_nodes: Option<usize>,
+}
+
+/// How many callbacks of an operation pass between two readings of the clock (a reading costs
+/// tens of nanoseconds, a callback a few).
+const CHECK_EVERY: u32 = 1 << 14;
+
+/// The payload of the unwind that ends an operation past its deadline.
+struct DeadlinePassed;
+
+/// Counts an operation's callbacks and ends the operation (see the module documentation)
+/// once its deadline has passed.
+struct Ticker {
+    deadline: Option<Instant>,
+    calls: Cell<u32>,
+}
+
+impl Ticker {
+    /// One callback: every [`CHECK_EVERY`] calls, unwinds if the deadline has passed.
+    #[inline]
+    fn tick(&self) {
+        if let Some(d) = self.deadline {
+            let n = self.calls.get().wrapping_add(1);
+            self.calls.set(n);
+            if n.is_multiple_of(CHECK_EVERY) && Instant::now() >= d {
+                std::panic::resume_unwind(Box::new(DeadlinePassed));
+            }
+        }
+    }
 }
 
 /// A biodivine BDD handle (an owned node vector). `==` compares functions.
@@ -99,9 +138,10 @@ enum Quantifier {
 }
 
 impl BiodivineEngine {
-    /// This engine with a budget on every operation: none starts after `deadline`, and a
-    /// binary operation (`and`, `or`, ...) whose result would pass `max_nodes` nodes gives up
-    /// while building it. Both fail with [`BddError::Budget`], so a caller can give up
+    /// This engine with a budget on every operation: none starts after `deadline`, binary
+    /// operations and quantifications stop inside once it passes (see the module
+    /// documentation), and a binary operation (`and`, `or`, ...) whose result would pass
+    /// `max_nodes` nodes gives up while building it. Both fail with [`BddError::Budget`], so a caller can give up
     /// soundly instead of waiting on one huge operation.
     pub fn with_budget(mut self, deadline: Option<Instant>, max_nodes: Option<usize>) -> Self {
         self.budget = OpBudget {
@@ -119,6 +159,26 @@ impl BiodivineEngine {
         }
     }
 
+    /// `op` (one biodivine operation whose callbacks call [`Ticker::tick`]), stopped inside
+    /// with [`BddError::Budget`] once the deadline of the budget passes; not started after it.
+    fn interruptible<R>(&self, op: impl FnOnce(&Ticker) -> R) -> BddResult<R> {
+        self.check_deadline()?;
+        let ticker = Ticker {
+            deadline: self.budget.deadline,
+            calls: Cell::new(0),
+        };
+        if ticker.deadline.is_none() {
+            return Ok(op(&ticker));
+        }
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(&ticker))) {
+            Ok(r) => Ok(r),
+            Err(payload) if payload.is::<DeadlinePassed>() => Err(BddError::Budget(
+                "deadline passed inside an operation".into(),
+            )),
+            Err(payload) => std::panic::resume_unwind(payload),
+        }
+    }
+
     /// `exists vars. f` or `forall vars. f`.
     fn quantify(
         &self,
@@ -132,10 +192,17 @@ impl BiodivineEngine {
         }
         let mask = self.mask(vars);
         let bound = |v: BddVariable| mask[v.to_index()];
-        Ok(BiodivineBdd(match quantifier {
-            Quantifier::Exists => f.0.exists_trigger(bound),
-            Quantifier::ForAll => f.0.for_all_trigger(bound),
-        }))
+        self.interruptible(|t| {
+            // `f & f` with the variables quantified, as biodivine's own `exists_trigger`.
+            let and = |a, b| {
+                t.tick();
+                op_function::and(a, b)
+            };
+            BiodivineBdd(match quantifier {
+                Quantifier::Exists => Bdd::binary_op_with_exists_trigger(&f.0, &f.0, bound, and),
+                Quantifier::ForAll => Bdd::binary_op_with_for_all_trigger(&f.0, &f.0, bound, and),
+            })
+        })
     }
 
     /// `op(f, g)` within the budget.
@@ -145,13 +212,20 @@ impl BiodivineEngine {
         g: &BiodivineBdd,
         op: fn(Option<bool>, Option<bool>) -> Option<bool>,
     ) -> BddResult<BiodivineBdd> {
-        self.check_deadline()?;
-        match self.budget.max_nodes {
-            None => Ok(BiodivineBdd(Bdd::binary_op(&f.0, &g.0, op))),
-            Some(max) => Bdd::binary_op_with_limit(max, &f.0, &g.0, op)
-                .map(BiodivineBdd)
-                .ok_or_else(|| BddError::Budget(format!("a result of more than {max} nodes"))),
-        }
+        let built = self.interruptible(|t| {
+            let op = |a, b| {
+                t.tick();
+                op(a, b)
+            };
+            match self.budget.max_nodes {
+                None => Some(Bdd::binary_op(&f.0, &g.0, op)),
+                Some(max) => Bdd::binary_op_with_limit(max, &f.0, &g.0, op),
+            }
+        })?;
+        built.map(BiodivineBdd).ok_or_else(|| {
+            let max = self.budget.max_nodes.unwrap_or_default();
+            BddError::Budget(format!("a result of more than {max} nodes"))
+        })
     }
 
     fn bvar(&self, var: Var) -> BddVariable {
@@ -332,14 +406,19 @@ impl BddEngine for BiodivineEngine {
         if vars.is_empty() {
             return self.and(f, g);
         }
-        self.check_deadline()?;
         let mask = self.mask(vars);
-        Ok(BiodivineBdd(Bdd::binary_op_with_exists_trigger(
-            &f.0,
-            &g.0,
-            |v| mask[v.to_index()],
-            op_function::and,
-        )))
+        self.interruptible(|t| {
+            let and = |a, b| {
+                t.tick();
+                op_function::and(a, b)
+            };
+            BiodivineBdd(Bdd::binary_op_with_exists_trigger(
+                &f.0,
+                &g.0,
+                |v| mask[v.to_index()],
+                and,
+            ))
+        })
     }
 
     fn rename(&self, f: &BiodivineBdd, pairs: &[(Var, Var)]) -> BddResult<BiodivineBdd> {

@@ -765,3 +765,43 @@ fn a_budgeted_biodivine_engine_gives_up() {
         Err(BddError::Budget(_))
     ));
 }
+
+/// `BiodivineEngine::with_budget`: an operation still running when the deadline passes stops
+/// inside with `BddError::Budget`, binary or quantifying; the engine and its BDDs are sound
+/// afterwards, and without a deadline the same operations finish.
+#[test]
+fn a_budgeted_biodivine_operation_stops_inside_at_the_deadline() {
+    use std::time::{Duration, Instant};
+    let n = 36;
+    let free = BiodivineEngine::new(n, &EngineConfig::small()).unwrap();
+    // x0 <-> x18, x1 <-> x19, ...: about 2^19 nodes in this order, one step of an operation
+    // on it per node at least.
+    let mut big = free.constant(true);
+    for i in 0..n / 2 {
+        big = free
+            .and(&big, &free.iff(&free.var(i), &free.var(i + n / 2)).unwrap())
+            .unwrap();
+    }
+    assert!(free.node_count(&big) > 500_000);
+    let upper: VarSet = (n / 2..n).collect::<Vec<_>>().into();
+    // No clock reading before the first 16,384 steps: a deadline a millisecond away has
+    // passed well before the half million steps of either operation.
+    let soon = || {
+        free.clone()
+            .with_budget(Some(Instant::now() + Duration::from_millis(1)), None)
+    };
+    let shifted = free.or(&big, &free.var(0)).unwrap();
+    let binary = soon().xor(&big, &shifted);
+    assert!(matches!(binary, Err(BddError::Budget(_))), "{binary:?}");
+    let quantified = soon().exists(&big, &upper);
+    assert!(
+        matches!(quantified, Err(BddError::Budget(_))),
+        "{quantified:?}"
+    );
+    let related = soon().and_exists(&big, &shifted, &upper);
+    assert!(matches!(related, Err(BddError::Budget(_))), "{related:?}");
+    // Nothing was harmed: the same operations without a deadline.
+    assert!(free.is_true(&free.exists(&big, &upper).unwrap()));
+    let diff = free.xor(&big, &shifted).unwrap();
+    assert_eq!(diff, free.and_not(&shifted, &big).unwrap());
+}
