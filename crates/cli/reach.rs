@@ -357,8 +357,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let run = match stats.stopped {
         None => Ok(()),
         Some(why) => Err(Failure::limit(format!(
-            "{why} after {} complete layers; the table above is partial",
-            stats.layers.len()
+            "{why} after {} complete layers{}; the table above is partial",
+            stats.layers.len(),
+            stats
+                .stop_note
+                .as_ref()
+                .map_or(String::new(), |n| format!(" ({n})"))
         ))),
     };
     crate::plot::outcome(plot, run)

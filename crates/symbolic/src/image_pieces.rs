@@ -67,7 +67,14 @@ impl ImagePace {
 /// that splits it (both sides non-empty), again and again. A variable the set fixes (the
 /// turn bits of a layer, often its first variables) splits nothing, and a piece is never split
 /// on a variable it does not read (the halves would be as large as the piece).
-pub(crate) fn pieces<E: BddEngine>(e: &E, s: &E::Bdd, depth: u32) -> BddResult<Vec<E::Bdd>> {
+///
+/// The limits of `guard` are checked before each cut (each passes over the piece it cuts).
+pub(crate) fn pieces<E: BddEngine>(
+    e: &E,
+    s: &E::Bdd,
+    depth: u32,
+    guard: &Guard,
+) -> Result<Vec<E::Bdd>, Interrupt> {
     let most = 1usize << depth.min(MAX_DEPTH);
     let n = e.node_count(s);
     let target = n / most;
@@ -80,6 +87,7 @@ pub(crate) fn pieces<E: BddEngine>(e: &E, s: &E::Bdd, depth: u32) -> BddResult<V
         else {
             break;
         };
+        guard.check()?;
         match split(e, &out[i].1)? {
             Some((lo, hi)) => {
                 out[i] = (e.node_count(&lo), lo, true);
@@ -127,6 +135,9 @@ pub(crate) fn layer_image<E: BddEngine>(
             pace.at_least(started.elapsed().as_secs_f64() / nodes);
             return Ok(Some(image));
         }
+        if race.symbolic_hopeless(e.node_count(expand), guard) {
+            return Err(Interrupt::Stop(StopReason::TimeLimit));
+        }
     }
     let started = std::time::Instant::now();
     match cluster_images(g, (expand, pace), guard, images) {
@@ -160,7 +171,7 @@ pub(crate) fn cluster_images<E: BddEngine>(
     let nodes = e.node_count(expand);
     let pieces: Vec<(E::Bdd, usize)> = match pace.depth(nodes, guard) {
         0 => vec![(expand.clone(), nodes)],
-        depth => (pieces(e, expand, depth)?.into_iter())
+        depth => (pieces(e, expand, depth, guard)?.into_iter())
             .map(|p| {
                 let n = e.node_count(&p);
                 (p, n)
@@ -208,7 +219,7 @@ mod tests {
             .or(&e.var(1), &e.and(&e.var(3), &e.nvar(5)).unwrap())
             .unwrap();
         for depth in 0..4 {
-            let ps = pieces(&e, &s, depth).unwrap();
+            let ps = pieces(&e, &s, depth, &Guard::new(&Limits::default())).unwrap();
             assert!(ps.len() <= 1 << depth, "depth {depth}");
             let mut union = e.constant(false);
             for (i, p) in ps.iter().enumerate() {
@@ -220,14 +231,16 @@ mod tests {
             assert_eq!(union, s, "depth {depth}");
         }
         assert_eq!(
-            pieces(&e, &s, 3).unwrap().len(),
+            pieces(&e, &s, 3, &Guard::new(&Limits::default()))
+                .unwrap()
+                .len(),
             2,
             "x1 (reads no other variable), or not x1 with x3 and not x5 (a single cube)"
         );
         // A set that fixes its first variable (x0, as a layer fixes its turn bits) is cut on
         // the next one.
         let fixed = e.and(&e.var(0), &s).unwrap();
-        let ps = pieces(&e, &fixed, 1).unwrap();
+        let ps = pieces(&e, &fixed, 1, &Guard::new(&Limits::default())).unwrap();
         assert_eq!(ps.len(), 2, "cut on x1, not on the fixed x0");
         assert_eq!(e.or(&ps[0], &ps[1]).unwrap(), fixed);
     }

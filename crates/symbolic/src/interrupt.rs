@@ -8,6 +8,7 @@ use symgame_limits::{Guard, StopReason};
 use crate::disjunction::or_all;
 
 /// Why a search stopped early, inside the crate (the public results carry the reason).
+#[derive(Debug)]
 pub(crate) enum Interrupt {
     Stop(StopReason),
 }

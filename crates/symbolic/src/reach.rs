@@ -680,6 +680,7 @@ pub(crate) fn reach_impl<E: BddEngine>(
                     Some(failure) => stats.slice_error = Some(failure),
                     None => stats.stopped = Some(why),
                 }
+                stats.stop_note = g.explicit_layers().declined();
                 if counted {
                     // The frontier was counted before the step stopped: it is a finished
                     // layer of the result.

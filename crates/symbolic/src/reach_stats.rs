@@ -70,6 +70,10 @@ pub struct ReachStats {
     pub seconds: f64,
     /// `Some` when the run stopped before the end.
     pub stopped: Option<StopReason>,
+    /// Why a time limit stopped the run before it was up, if so: the next layer's images
+    /// were predicted to take longer than the time left (see `ImagePace::hopeless`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_note: Option<String>,
     /// The encoding's groups were assumed and a state about to be expanded breaks one
     /// ([`SymbolicGame::assumption_broken`](crate::SymbolicGame::assumption_broken)): the layers
     /// before it are exact, the search stopped there, and the caller should run again with
