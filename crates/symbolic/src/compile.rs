@@ -6,11 +6,9 @@
 
 use symgame_bdd::{BddEngine, BddError, BddResult, BiodivineEngine, EngineConfig};
 use symgame_ground::{Gate, GroundGame, Lit};
-use symgame_limits::StopReason;
 
 use crate::disjunction::{disjuncts, or_all, reduce_balanced};
 use crate::encoding::Encoding;
-use crate::error::SymbolicError;
 use crate::formula::{Formula, FormulaBuilder};
 
 /// A joint move: the index of one move per role, in role order (`joint[r]` indexes
@@ -613,60 +611,6 @@ pub(crate) fn conditions_fit(
     Compiler::prepared_with(&e, game, enc, deadline, Some(max_nodes)).map(|_| ())
 }
 
-/// The joint moves whose moves can be legal together in a state of `domain`, with the
-/// states where they are (`legal[r][m]` per role and move), role by role. Stops with
-/// [`SymbolicError::Stopped`] (time limit) as soon as `expired()` says so.
-pub(crate) fn joint_moves<E: BddEngine>(
-    e: &E,
-    legal: &[Vec<E::Bdd>],
-    domain: &E::Bdd,
-    limit: usize,
-    expired: &dyn Fn() -> bool,
-) -> Result<Vec<(JointMove, E::Bdd)>, SymbolicError> {
-    let all: Vec<Vec<usize>> = legal.iter().map(|ls| (0..ls.len()).collect()).collect();
-    let meets = |c: &E::Bdd| Ok(!e.is_false(c));
-    joint_moves_where(e, legal, &all, domain.clone(), limit, expired, meets)
-}
-
-/// The joint moves of `moves` (per role, the moves tried), built role by role from `start`:
-/// each with `start AND` its moves' legal conditions, kept where `meets` accepts that.
-/// [`SymbolicError::Stopped`] (time limit) as soon as `expired()` says so, checked per move (a
-/// role may have thousands, each an operation that may pass over a whole layer);
-/// [`SymbolicError::TooManyJointMoves`] past `limit` of them.
-pub(crate) fn joint_moves_where<E: BddEngine>(
-    e: &E,
-    legal: &[Vec<E::Bdd>],
-    moves: &[Vec<usize>],
-    start: E::Bdd,
-    limit: usize,
-    expired: &dyn Fn() -> bool,
-    meets: impl Fn(&E::Bdd) -> Result<bool, SymbolicError>,
-) -> Result<Vec<(JointMove, E::Bdd)>, SymbolicError> {
-    let mut joint: Vec<(JointMove, E::Bdd)> = vec![(Vec::new(), start)];
-    for (ls, ms) in legal.iter().zip(moves) {
-        let mut next = Vec::new();
-        for (j, cond) in &joint {
-            for &m in ms {
-                if expired() {
-                    return Err(SymbolicError::Stopped(StopReason::TimeLimit));
-                }
-                let c2 = e.and(cond, &ls[m])?;
-                if !meets(&c2)? {
-                    continue;
-                }
-                let mut j2 = j.clone();
-                j2.push(m);
-                next.push((j2, c2));
-                if next.len() > limit {
-                    return Err(SymbolicError::TooManyJointMoves { limit });
-                }
-            }
-        }
-        joint = next;
-    }
-    Ok(joint)
-}
-
 /// The BDD of every fluent under `enc`: its group's bits hold its code.
 pub(crate) fn fluent_bdds<E: BddEngine>(e: &E, enc: &Encoding) -> BddResult<Vec<E::Bdd>> {
     (0..enc.num_fluents())
@@ -696,6 +640,7 @@ pub(crate) fn valid_codes<E: BddEngine>(e: &E, enc: &Encoding) -> BddResult<E::B
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::joint_moves::joint_moves;
     use crate::test_support::{encoded, small_engine};
 
     /// The incremental [`Compiler::set_joint_move`] gives every next function a full

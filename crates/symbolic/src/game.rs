@@ -9,12 +9,13 @@ use symgame_bdd::{BddEngine, BddError, BddResult};
 use symgame_ground::GroundGame;
 use symgame_limits::StopReason;
 
-use crate::compile::{conditions_fit, joint_moves, valid_codes, Compiler};
+use crate::compile::{conditions_fit, valid_codes, Compiler};
 use crate::disjunction::{and_not_all, cluster_parts, or_all};
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::formula::Formula;
 use crate::graph::{graph_bdds, ExplicitGraph, EXPLICIT_GRAPH_NOTE};
+use crate::joint_moves::{joint_moves, joint_moves_capped};
 use crate::layer_explicit::ExplicitLayers;
 use crate::layerwise::Layerwise;
 use crate::options::SymbolicOptions;
@@ -289,9 +290,19 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         opts.phase("joint_moves");
         let valid = valid_codes(e, enc)?;
         opts.setup_expired().map_err(SymbolicError::Stopped)?;
-        let joint = joint_moves(e, &legal, &valid, opts.max_joint_moves, &|| {
-            opts.setup_expired().is_err()
-        })?;
+        let expired = || opts.setup_expired().is_err();
+        let joint = match gate_nodes {
+            // With a fallback to go to: no joint move's condition over the conditions' cap.
+            Some(cap) => joint_moves_capped(
+                (e, enc.num_vars()),
+                &legal,
+                &valid,
+                opts.max_joint_moves,
+                (cap, opts.setup_deadline),
+                &expired,
+            )?,
+            None => joint_moves(e, &legal, &valid, opts.max_joint_moves, &expired)?,
+        };
         opts.phase_done(live());
         // One relation per joint move, then clusters with their terminal parts.
         opts.phase("relations");

@@ -18,10 +18,11 @@ use symgame_bdd::{BddEngine, BddError, Var, VarSet};
 use symgame_ground::GroundGame;
 use symgame_limits::{Guard, StopReason};
 
-use crate::compile::{joint_moves, joint_moves_where, Compiler};
+use crate::compile::Compiler;
 use crate::disjunction::or_all_checked;
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
+use crate::joint_moves::{joint_moves, joint_moves_where};
 use crate::layer_explicit::ExplicitLayers;
 use crate::next_bits::{group_violation, group_violation_of, next_bit_functions};
 use crate::partition::Partition;
@@ -487,7 +488,16 @@ fn joint_moves_within<E: BddEngine>(
 ) -> Result<Vec<(crate::compile::JointMove, E::Bdd)>, SymbolicError> {
     let moves = moves_in(e, legal, domain, expired)?;
     let meets = |c: &E::Bdd| Ok(!disjoint_or_stop(e, c, domain, expired)?);
-    joint_moves_where(e, legal, &moves, e.constant(true), limit, expired, meets)
+    joint_moves_where(
+        e,
+        legal,
+        &moves,
+        e.constant(true),
+        limit,
+        expired,
+        meets,
+        None,
+    )
 }
 
 /// Whether taking the roles' moves one role at a time is worth it: at least two roles have a

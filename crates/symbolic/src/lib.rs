@@ -59,6 +59,7 @@ mod game;
 mod graph;
 mod image_pieces;
 mod interrupt;
+mod joint_moves;
 mod layer_explicit;
 mod layerwise;
 pub mod mutex;

@@ -29,10 +29,11 @@ use std::time::{Duration, Instant};
 use symgame_bdd::{BddEngine, BddResult, BiodivineEngine, EngineConfig};
 use symgame_ground::{GroundGame, GroundTerm};
 
-use crate::compile::{joint_moves, Compiler};
+use crate::compile::Compiler;
 use crate::disjunction::two_and_none;
 use crate::encoding::{Encoding, FluentGroup};
 use crate::error::SymbolicError;
+use crate::joint_moves::joint_moves;
 use crate::options::{EncodingKind, Order, SymbolicOptions};
 
 /// The outcome of [`prove_groups`].
