@@ -276,7 +276,12 @@ impl ExplicitRun {
     /// subset of the reachable states). factoringImpossibleTurtleBrain's 220,000 states of
     /// thousands of true fluents each were copied for 9 s, into 5 GB, past the time limit.
     pub fn known_states(&self) -> std::sync::Arc<Vec<Vec<usize>>> {
-        let mut left = KNOWN_FLUENTS;
+        self.known_states_within(KNOWN_FLUENTS)
+    }
+
+    /// [`Self::known_states`] with at most `fluents` true fluents in all.
+    fn known_states_within(&self, fluents: usize) -> std::sync::Arc<Vec<Vec<usize>>> {
+        let mut left = fluents;
         let states = self
             .seen
             .iter()
@@ -418,5 +423,28 @@ impl ExplicitRun {
             return Ok(None);
         };
         Ok(states_bdd(e, enc, self.frontier[..open].iter())?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::encoded;
+
+    /// The known states are states of the run, each once; all of them under a cap that holds
+    /// them, and no more true fluents in all than a smaller cap.
+    #[test]
+    fn known_states_keep_within_their_cap() {
+        let (game, _) = encoded("tictactoe");
+        let run = ExplicitPrefix::new(&game, usize::MAX, 1e9).run(&Limits::default());
+        let seen: HashSet<Vec<usize>> = run.seen.iter().map(|s| s.fluents().collect()).collect();
+        let total: usize = seen.iter().map(Vec::len).sum();
+        let all = run.known_states_within(total);
+        assert_eq!(all.len(), seen.len());
+        assert_eq!(all.iter().cloned().collect::<HashSet<_>>(), seen);
+        let some = run.known_states_within(total / 3);
+        assert!(!some.is_empty() && some.len() < seen.len());
+        assert!(some.iter().map(Vec::len).sum::<usize>() <= total / 3);
+        assert!(some.iter().all(|s| seen.contains(s)));
     }
 }
