@@ -236,29 +236,42 @@ impl<E: BddEngine> Partition<E> {
         s: &E::Bdd,
         domain: Option<&E::Bdd>,
     ) -> BddResult<E::Bdd> {
-        self.pre_image_cut(e, s, domain, &[])
+        self.pre_image_cut(e, s, domain, &[], false)
     }
 
     /// [`Partition::pre_image_within`] for a part cofactored by `cube`
     /// ([`Partition::cofactor`]; `domain` must lie within the cube): the states of `s` are
     /// cofactored too where they are read as current-state variables (the bits this part
     /// leaves alone), so no operation sees the other slices.
+    ///
+    /// `domain_first`: a relation kept whole is conjoined with the domain before the
+    /// relational product, instead of the product over all states being conjoined with it
+    /// after (a conjunct list always meets the domain first). Where the domain is a BFS layer
+    /// that saves the product's states outside it: on Connect Four 5×5 the pre-image of a
+    /// class over all states has three times the nodes of the one within the layer. The
+    /// layered solve takes 5% less time there, 11% on 6×4 and half on blocks2player. On sets
+    /// that are not layers it can cost more (the 8-puzzle's whole-set solve: 1.6 times the
+    /// time).
     pub(crate) fn pre_image_cut(
         &self,
         e: &E,
         s: &E::Bdd,
         domain: Option<&E::Bdd>,
         cube: &[(Var, bool)],
+        domain_first: bool,
     ) -> BddResult<E::Bdd> {
         let mut primed = e.rename(s, &self.to_next)?;
         if !cube.is_empty() {
             primed = e.restrict(&primed, cube)?;
         }
         if self.conjuncts.is_empty() {
-            let r = e.and_exists(&self.relation, &primed, &self.quant_next)?;
             return match domain {
-                Some(d) => e.and(&r, d),
-                None => Ok(r),
+                Some(d) if domain_first => {
+                    let within = e.and(&self.relation, d)?;
+                    e.and_exists(&within, &primed, &self.quant_next)
+                }
+                Some(d) => e.and(&e.and_exists(&self.relation, &primed, &self.quant_next)?, d),
+                None => e.and_exists(&self.relation, &primed, &self.quant_next),
             };
         }
         // Substitute x_b' := next_b|j(x) one bit at a time, bottom-up.

@@ -212,12 +212,32 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
     /// Predecessors of `target` inside `domain` (non-terminal states with a joint move into
     /// `target`).
     pub(crate) fn pre_in(&self, target: &E::Bdd, domain: &E::Bdd) -> Result<E::Bdd, Interrupt> {
+        self.pre_within(target, domain, false)
+    }
+
+    /// [`Context::pre_in`] where `domain` lies in one BFS layer and `target` in the next:
+    /// each part's relation meets the domain before its relational product
+    /// ([`Partition::pre_image_cut`]).
+    pub(crate) fn pre_in_layer(
+        &self,
+        target: &E::Bdd,
+        domain: &E::Bdd,
+    ) -> Result<E::Bdd, Interrupt> {
+        self.pre_within(target, domain, true)
+    }
+
+    fn pre_within(
+        &self,
+        target: &E::Bdd,
+        domain: &E::Bdd,
+        domain_first: bool,
+    ) -> Result<E::Bdd, Interrupt> {
         let e = self.e();
         if e.is_false(target) || e.is_false(domain) {
             return Ok(e.constant(false));
         }
         union_guarded(e, &self.parts, &self.guard, |p| {
-            p.pre_image_cut(e, target, Some(domain), &self.cube)
+            p.pre_image_cut(e, target, Some(domain), &self.cube, domain_first)
         })
     }
 

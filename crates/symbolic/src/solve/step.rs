@@ -63,7 +63,7 @@ pub(crate) fn solve_layer<E: BddEngine>(
                 }
                 pending.clone()
             } else {
-                let t = ctx.pre_in(target, &pending)?;
+                let t = ctx.pre_in_layer(target, &pending)?;
                 ctx.track(&t)?;
                 t
             };
