@@ -408,8 +408,8 @@ pub struct EncodingArgs {
     /// Variable order: heuristic (ground terms sorted, turn first), rules (FORCE on rule
     /// supports), given (ground order), or auto: whichever of the three gives the states the
     /// explicit prefix found the smallest BDD (another than heuristic must be a third of
-    /// its size; heuristic where no states are known). `reach` defaults to auto, `plan` to
-    /// heuristic.
+    /// its size, and given is not taken where heuristic needs under 2,000 nodes; heuristic
+    /// where no states are known). `reach` defaults to auto, `plan` to heuristic.
     #[arg(long, value_parser = parse_order)]
     pub order: Option<Order>,
 }

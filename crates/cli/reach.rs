@@ -206,6 +206,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         if let (Some(run), Ok(mut done)) = (&explicit, finished.lock()) {
             done.explicit = explicit_layers(run);
         }
+        let known = explicit.as_ref().map(ExplicitRun::known);
         let opts = SymbolicOptions {
             cluster_nodes: a.cluster_nodes,
             terminal_cluster_nodes: a.terminal_cluster_nodes,
@@ -216,7 +217,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
             // Where the mutex proof gives up, the groups that playouts did not break are
             // assumed and checked by the search; if one breaks, the set-up runs again.
             assume_groups: assume,
-            known_states: explicit.as_ref().map(ExplicitRun::known_states),
+            known_states: known.as_ref().map(|k| k.0.clone()),
+            known_states_all: known.as_ref().is_some_and(|k| k.1),
             setup_log: Some(log.clone()),
             order: a.encoding.order_or_auto(),
             ..a.encoding.options(&clock)

@@ -41,7 +41,8 @@ pub struct Args {
     #[command(flatten)]
     engine: EngineArgs<Solving>,
     /// Variable order: auto (heuristic, rules or given, whichever gives the states the explicit
-    /// prefix found the smallest BDD; another than heuristic must be a third of its size),
+    /// prefix found the smallest BDD; another than heuristic must be a third of its size,
+    /// and given is not taken where heuristic needs under 2,000 nodes),
     /// heuristic, rules or given. The solution records its encoding, order included, and
     /// every reader of it uses that.
     #[arg(long, default_value = "auto", value_parser = crate::args::parse_order)]
@@ -197,10 +198,12 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
             Some(_) => None,
             None => a.run.explicit_run(&game, &clock, &log),
         };
+        let known = explicit.as_ref().map(ExplicitRun::known);
         let sym = SymbolicOptions {
             setup_log: Some(log.clone()),
             // Reachable states falsify mutex candidates early; the proven groups are the same.
-            known_states: explicit.as_ref().map(ExplicitRun::known_states),
+            known_states: known.as_ref().map(|k| k.0.clone()),
+            known_states_all: known.as_ref().is_some_and(|k| k.1),
             assume_groups: assume,
             // Too large to compile over all states, small enough to expand: built from the
             // explicit graph of the whole game.

@@ -67,7 +67,8 @@ fn ordered(game: &GroundGame, opts: &SymbolicOptions, groups: Vec<FluentGroup>) 
         (_, order) => return Encoding::from_groups(game, opts.encoding, order, groups),
     };
     opts.phase("order");
-    let (enc, sizes) = crate::order::auto_encoding(game, opts.encoding, groups, states);
+    let (enc, sizes) =
+        crate::order::auto_encoding(game, opts.encoding, groups, (states, opts.known_states_all));
     if !sizes.is_empty() {
         let sizes: Vec<String> = sizes.iter().map(|(o, n)| format!("{n} {o:?}")).collect();
         opts.phase_note(format!(

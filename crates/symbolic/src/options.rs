@@ -126,6 +126,10 @@ pub struct SymbolicOptions {
     /// mutex proof drops every candidate group one of them breaks ([`MutexBudget::known_states`](crate::mutex::MutexBudget::known_states)).
     #[serde(skip)]
     pub known_states: Option<std::sync::Arc<Vec<Vec<usize>>>>,
+    /// Whether [`Self::known_states`] are every reachable state (the explicit prefix expanded
+    /// the whole game): [`Order::Auto`] then trusts their BDD sizes however small.
+    #[serde(skip)]
+    pub known_states_all: bool,
     /// Building the encoding and compiling the game stop at this instant
     /// ([`SymbolicError::Stopped`](crate::SymbolicError::Stopped) with [`crate::StopReason::TimeLimit`]; the mutex proof gives
     /// up soundly, with fewer groups): a command's time limit covers its set-up too.
@@ -192,6 +196,7 @@ impl Default for SymbolicOptions {
             explicit_layers: ExplicitLayerMode::Measured,
             assume_groups: false,
             known_states: None,
+            known_states_all: false,
             setup_deadline: None,
             setup_log: None,
             explicit_graph: None,

@@ -279,6 +279,16 @@ impl ExplicitRun {
         self.known_states_within(KNOWN_FLUENTS)
     }
 
+    /// [`Self::known_states`], and whether they are every reachable state: the run expanded
+    /// the whole game (no new state in its last layer, no limit ended it) and the cap held
+    /// them all ([`SymbolicOptions::known_states_all`](crate::SymbolicOptions::known_states_all)).
+    pub fn known(&self) -> (std::sync::Arc<Vec<Vec<usize>>>, bool) {
+        let known = self.known_states();
+        let all =
+            self.stopped.is_none() && self.frontier.is_empty() && known.len() == self.seen.len();
+        (known, all)
+    }
+
     /// [`Self::known_states`] with at most `fluents` true fluents in all.
     fn known_states_within(&self, fluents: usize) -> std::sync::Arc<Vec<Vec<usize>>> {
         let mut left = fluents;

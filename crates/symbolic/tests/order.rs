@@ -46,6 +46,7 @@ fn auto_picks_a_smaller_order_where_the_heuristic_one_is_exponential() {
         &SymbolicOptions {
             order: Order::Auto,
             known_states: Some(Arc::new(all_states(&game))),
+            known_states_all: true,
             ..Default::default()
         },
     );

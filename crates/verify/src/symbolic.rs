@@ -79,9 +79,11 @@ pub(crate) fn symbolic_side(
     // again with proven groups only.
     let prefix = || ExplicitPrefix::new(game, PREFIX_STATES, PREFIX_SECONDS).run(&opts.limits);
     let run = prefix();
+    let (known, all) = run.known();
     let assuming = SymbolicOptions {
         assume_groups: true,
-        known_states: Some(run.known_states()),
+        known_states: Some(known),
+        known_states_all: all,
         ..opts.symbolic.clone()
     };
     let enc = Encoding::with_options(game, &assuming);
