@@ -135,7 +135,12 @@ impl<'g, 'e, E: BddEngine> Context<'g, 'e, E> {
 
     /// Records the size of `b` for the peak statistic and checks the node limit.
     pub(crate) fn track(&mut self, b: &E::Bdd) -> Result<(), Interrupt> {
-        let n = self.e().node_count(b);
+        self.track_nodes(self.e().node_count(b))
+    }
+
+    /// [`Context::track`] of a BDD of `n` nodes, counted already (with its states:
+    /// [`SymbolicGame::count_and_nodes`], one pass for both).
+    pub(crate) fn track_nodes(&mut self, n: usize) -> Result<(), Interrupt> {
         self.peak = self.peak.max(n);
         Ok(self.guard.check_nodes(n as u64)?)
     }

@@ -77,8 +77,9 @@ pub(crate) fn forward<E: BddEngine>(
     };
     while !e.is_false(&bfs.frontier) {
         ctx.guard.check()?;
-        ctx.track(&bfs.frontier)?;
-        states += g.count(&bfs.frontier);
+        let (count, nodes) = g.count_and_nodes(&bfs.frontier);
+        ctx.track_nodes(nodes)?;
+        states += count;
         let (new, new_expand) = next_layer(g, &mut bfs, depth, true, &ctx.guard, &mut |_| {})?;
         ctx.track(&bfs.reached)?;
         let frontier = std::mem::replace(&mut bfs.frontier, new);

@@ -161,12 +161,14 @@ impl<E: BddEngine, P: FnMut(&SolveStats)> Done<'_, E, P> {
         let (g, opts) = (ctx.g, self.opts);
         let e = g.engine();
         let classes = layer.classes;
-        for c in &classes {
-            ctx.track(&c.states)?;
-        }
+        // States and nodes of each class in one pass.
         let mut per = vec![BigUint::default(); outcomes.list.len()];
+        let mut nodes = 0;
         for c in &classes {
-            per[c.outcome] += g.count(&c.states);
+            let (count, n) = g.count_and_nodes(&c.states);
+            ctx.track_nodes(n)?;
+            per[c.outcome] += count;
+            nodes += n;
         }
         let stats = &mut *self.stats;
         stats.outcomes = outcomes.list.clone();
@@ -177,7 +179,7 @@ impl<E: BddEngine, P: FnMut(&SolveStats)> Done<'_, E, P> {
             terminal: layer.terminal,
             per_outcome: per,
             mover: layer.mover,
-            nodes: classes.iter().map(|c| e.node_count(&c.states)).sum(),
+            nodes,
             seconds: ctx.guard.started.elapsed().as_secs_f64(),
             sliced: layer.sliced,
         });

@@ -56,23 +56,31 @@ pub(crate) fn solve_layer<E: BddEngine>(
                 .find(|c| c.outcome == o)
                 .expect("filtered above")
                 .states;
-            let take = if i + 1 == order.len() {
+            // The states of a pre-image are counted with its nodes, in one pass.
+            let (take, counted) = if i + 1 == order.len() {
                 let dead = ctx.without_legal_move(&pending)?;
                 if let Some(state) = g.pick_state(&dead) {
                     return Err(SolveOrStop::Error(SolveError::NoLegalMove { state }));
                 }
-                pending.clone()
+                (pending.clone(), None)
             } else {
                 let t = ctx.pre_in_layer(target, &pending)?;
-                ctx.track(&t)?;
-                t
+                if mover_counts.is_some() {
+                    let (count, nodes) = g.count_and_nodes(&t);
+                    ctx.track_nodes(nodes)?;
+                    (t, Some(count))
+                } else {
+                    ctx.track(&t)?;
+                    (t, None)
+                }
             };
             if e.is_false(&take) {
                 continue;
             }
             pending = e.and_not(&pending, &take)?;
             if let Some(m) = mover_counts.as_mut() {
-                m.add(&outcomes.list[o], p, g.count(&take));
+                let count = counted.unwrap_or_else(|| g.count(&take));
+                m.add(&outcomes.list[o], p, count);
             }
             match classes.iter_mut().find(|x| x.outcome == o) {
                 Some(x) => x.states = e.or(&x.states, &take)?,
