@@ -312,8 +312,9 @@ fn sort_by_terms(terms: &[GroundTerm], order: Order, groups: &mut [FluentGroup])
 /// [`Order::Auto`] stands for, given the true fluents of reachable `states`: the order among
 /// [`Order::Heuristic`], [`Order::Rules`] and [`Order::Given`] whose encoding lays them out in
 /// the smallest BDD, where it is at most a third of the heuristic order's, else
-/// the heuristic order ([`pick_order`]); with the sizes measured (the heuristic order's first; none without
-/// two states to measure). `states.1`: whether they are every reachable state.
+/// the heuristic order ([`pick_order`]); with the sizes measured (the heuristic order's
+/// first; none without two states to measure). `states.1`: whether they are every reachable
+/// state.
 pub fn auto_encoding(
     game: &GroundGame,
     kind: EncodingKind,
@@ -372,13 +373,14 @@ const INFORMATIVE_NODES: usize = 2_000;
 /// is taken.
 ///
 /// Where they are not every reachable state (`all`) and fit in fewer than
-/// [`INFORMATIVE_NODES`] nodes in the heuristic order, the ground order ([`Order::Given`], the order of the game's text, which knows nothing of the
-/// rules) is not taken at all. On lightsOnSimultaneous and simultaneousWin2 the first two
-/// layers (18,633 states) take 190 and 136 nodes in it against 664 and 636 in the others, and
-/// then its transition relations take 1.9 M nodes: five layers in 10 s, where the heuristic
-/// order finds the whole reachable set (21 and 7 layers) in under a second. The rules' order
-/// is still taken on them where it cuts them to a third (doubletictactoe: 338 nodes against
-/// 1,059, complete in 0.54 s against 0.94 s in the ground order and 9.1 s in the heuristic).
+/// [`INFORMATIVE_NODES`] nodes in the heuristic order, the ground order ([`Order::Given`], the
+/// order of the game's text, which knows nothing of the rules) is not taken at all. On
+/// lightsOnSimultaneous and simultaneousWin2 the first two layers (18,633 states) take 190 and
+/// 136 nodes in it against 664 and 636 in the others, and then its transition relations take
+/// 1.9 M nodes: five layers in 10 s, where the heuristic order finds the whole reachable set
+/// (21 and 7 layers) in under a second. The rules' order is still taken on them where it cuts
+/// them to a third (doubletictactoe: 338 nodes against 1,059; complete in about a second, as
+/// in the ground order, against 9.1 s in the heuristic one).
 fn pick_order(sizes: &[(Order, usize)], all: bool) -> usize {
     let heuristic = sizes[0].1;
     let mut best = (0, heuristic / 3 + 1);
