@@ -197,7 +197,7 @@ impl Classify for SolveError {
             SolveError::Io(e) => e.kind(),
             SolveError::StageGame(_) => Kind::Internal,
             // The commands solve again with proven groups: reaching the user is a fault.
-            SolveError::AssumedGroupBroken => Kind::Internal,
+            SolveError::AssumedGroupBroken { .. } => Kind::Internal,
             // The job solved a slice of a layer the solve itself could read: a fault.
             SolveError::Slice { .. } => Kind::Internal,
             // Games outside the solver: no legal move, simultaneous moves in the layered solver.
@@ -462,7 +462,7 @@ mod tests {
             ),
             (
                 "assumed group broken",
-                SolveError::AssumedGroupBroken.into(),
+                SolveError::AssumedGroupBroken { witness: None }.into(),
                 EXIT_INTERNAL,
             ),
             (

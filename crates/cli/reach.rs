@@ -193,8 +193,14 @@ pub fn run(a: Args) -> Result<(), Failure> {
         .and_then(|s| s.previous())
         .map(|m| m.encoding.clone());
     let mut assume = true;
-    // The run on assumed groups that broke: its layers before the break are exact, and stand
-    // if the run with proven groups stops before it gets as far.
+    // After a break with a witness, the groups are assumed again without the one that broke:
+    // the witness and its successors (reachable states, one of which breaks it) join the known
+    // states, which drop every candidate group they break. At most MAX_REASSUMED times.
+    let mut witnessed: Vec<Vec<usize>> = Vec::new();
+    let mut reassumed = 0;
+    // The run on assumed groups that broke (of those that broke, the one with the most
+    // layers): its layers before the break are exact, and stand if the run after it stops
+    // before it gets as far.
     let mut broken: Option<(ReachStats, u32, usize, f64)> = None;
     let mut order_used: Order;
     let (stats, bits, mutex_groups, setup_seconds) = loop {
@@ -206,7 +212,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
         if let (Some(run), Ok(mut done)) = (&explicit, finished.lock()) {
             done.explicit = explicit_layers(run);
         }
-        let known = explicit.as_ref().map(ExplicitRun::known);
+        let mut known = explicit.as_ref().map(ExplicitRun::known);
+        if !witnessed.is_empty() {
+            let mut states = known.as_ref().map_or_else(Vec::new, |k| (*k.0).clone());
+            states.extend(witnessed.iter().cloned());
+            known = Some((Arc::new(states), known.is_some_and(|k| k.1)));
+        }
         let opts = SymbolicOptions {
             cluster_nodes: a.cluster_nodes,
             terminal_cluster_nodes: a.terminal_cluster_nodes,
@@ -217,6 +228,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             // Where the mutex proof gives up, the groups that playouts did not break are
             // assumed and checked by the search; if one breaks, the set-up runs again.
             assume_groups: assume,
+            reassume_groups: reassumed > 0,
             known_states: known.as_ref().map(|k| k.0.clone()),
             known_states_all: known.as_ref().is_some_and(|k| k.1),
             setup_log: Some(log.clone()),
@@ -279,14 +291,38 @@ pub fn run(a: Args) -> Result<(), Failure> {
             // The bar goes on through the retry.
             Ok(stats) if stats.assumption_broken && assume => {
                 log.start("retry");
-                log.note(format!(
-                    "an assumed fluent group breaks in layer {}: set-up again with proven \
-                     groups only",
-                    stats.layers.len()
-                ));
+                let states = stats
+                    .break_witness
+                    .as_deref()
+                    .filter(|_| reassumed < MAX_REASSUMED)
+                    .map(|w| symgame_symbolic::states_at_break(&game, w));
+                match states {
+                    Some(states) => {
+                        log.note(format!(
+                            "an assumed fluent group breaks in layer {}: set-up again with the \
+                             groups assumed without it ({} states at the break known)",
+                            stats.layers.len(),
+                            states.len()
+                        ));
+                        witnessed.extend(states);
+                        reassumed += 1;
+                    }
+                    None => {
+                        log.note(format!(
+                            "an assumed fluent group breaks in layer {}: set-up again with \
+                             proven groups only",
+                            stats.layers.len()
+                        ));
+                        assume = false;
+                    }
+                }
                 log.finish(None);
-                assume = false;
-                broken = Some((stats, bits, mutex_groups, setup_seconds));
+                if broken
+                    .as_ref()
+                    .is_none_or(|b| b.0.layers.len() < stats.layers.len())
+                {
+                    broken = Some((stats, bits, mutex_groups, setup_seconds));
+                }
                 continue;
             }
             Ok(stats) => match broken.take() {
@@ -585,3 +621,7 @@ fn print_sliced(stats: &ReachStats) {
         );
     }
 }
+
+/// How many times `reach` sets up again with the groups assumed anew after one broke, before
+/// it falls back to proven groups only.
+const MAX_REASSUMED: usize = 3;

@@ -190,6 +190,10 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
     // forward search checks them on every reachable state, and if one breaks, nothing is
     // solved and the set-up runs again with proven groups only.
     let mut assume = true;
+    // After a break with a witness, the groups are assumed again without the one that broke
+    // (as in `reach`): the witness and its successors join the known states.
+    let mut witnessed: Vec<Vec<usize>> = Vec::new();
+    let mut reassumed = 0;
     // The encoding of a solve found in --resume DIR, used by the first attempt only.
     let mut stored = a.resume.as_ref().and_then(|d| resumable_encoding(d, &game));
     let stats = loop {
@@ -198,13 +202,19 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
             Some(_) => None,
             None => a.run.explicit_run(&game, &clock, &log),
         };
-        let known = explicit.as_ref().map(ExplicitRun::known);
+        let mut known = explicit.as_ref().map(ExplicitRun::known);
+        if !witnessed.is_empty() {
+            let mut states = known.as_ref().map_or_else(Vec::new, |k| (*k.0).clone());
+            states.extend(witnessed.iter().cloned());
+            known = Some((Arc::new(states), known.is_some_and(|k| k.1)));
+        }
         let sym = SymbolicOptions {
             setup_log: Some(log.clone()),
             // Reachable states falsify mutex candidates early; the proven groups are the same.
             known_states: known.as_ref().map(|k| k.0.clone()),
             known_states_all: known.as_ref().is_some_and(|k| k.1),
             assume_groups: assume,
+            reassume_groups: reassumed > 0,
             // Too large to compile over all states, small enough to expand: built from the
             // explicit graph of the whole game.
             explicit_graph: a.run.explicit.graph_budget(&clock),
@@ -245,15 +255,29 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
             },
         };
         match setup.run(solving) {
-            Err(SolveError::AssumedGroupBroken) if assume => {
+            Err(SolveError::AssumedGroupBroken { witness }) if assume => {
                 log.start("retry");
-                log.note(
-                    "a reachable state breaks an assumed fluent group: set-up again with \
-                          proven groups only"
-                        .to_string(),
-                );
+                match witness.filter(|_| reassumed < MAX_REASSUMED) {
+                    Some(w) => {
+                        let states = symgame_symbolic::states_at_break(&game, &w);
+                        log.note(format!(
+                            "a reachable state breaks an assumed fluent group: set-up again \
+                             with the groups assumed without it ({} states at the break known)",
+                            states.len()
+                        ));
+                        witnessed.extend(states);
+                        reassumed += 1;
+                    }
+                    None => {
+                        log.note(
+                            "a reachable state breaks an assumed fluent group: set-up again \
+                             with proven groups only"
+                                .to_string(),
+                        );
+                        assume = false;
+                    }
+                }
                 log.finish(None);
-                assume = false;
             }
             r => break r.map_err(|e| failure(&a, &game, e)),
         }
@@ -600,3 +624,7 @@ fn print_text(a: &Names, st: &SolveStats) {
         println!("solution written to {}", dir.display());
     }
 }
+
+/// How many times `solve` sets up again with the groups assumed anew after one broke, before
+/// it falls back to proven groups only (as `reach` does).
+const MAX_REASSUMED: usize = 3;

@@ -44,6 +44,8 @@ pub struct SymbolicGame<'e, E: BddEngine> {
     potential: OnceLock<Option<Vec<E::Bdd>>>,
     /// Set when a search found an assumed group broken ([`Self::assumption_broken`]).
     broken: std::sync::atomic::AtomicBool,
+    /// A state that breaks it, or one with a joint move that does ([`Self::break_witness`]).
+    witness: std::sync::Mutex<Option<Vec<usize>>>,
     /// Whether the predicates and relations were built from the explicit graph of the whole
     /// game ([`SymbolicOptions::explicit_graph`]).
     from_graph: bool,
@@ -111,6 +113,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             has_successor: OnceLock::new(),
             potential: OnceLock::new(),
             broken: Default::default(),
+            witness: Default::default(),
             from_graph: false,
             explicit: ExplicitLayers::symbolic_first(opts.explicit_layers),
         };
@@ -186,6 +189,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             cut_nodes: opts.layerwise_cut_nodes,
             cluster_nodes: opts.cluster_nodes,
             broken: Default::default(),
+            witness: Default::default(),
             owners: crate::layerwise::owners(game, &g.encoding),
             factored: Default::default(),
             explicit: ExplicitLayers::new(opts.explicit_layers),
@@ -204,9 +208,14 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
     ) -> Result<(), SymbolicError> {
         let e = self.engine;
         let enc = &self.encoding;
-        let Some(codes) = graph.codes(enc) else {
-            self.mark_broken();
-            return Ok(());
+        let codes = match graph.codes(enc) {
+            Ok(codes) => codes,
+            Err(state) => {
+                // A reachable state of the graph breaks a group itself.
+                self.note_witness(state);
+                self.mark_broken();
+                return Ok(());
+            }
         };
         let built = graph_bdds(e, enc, graph, &codes, opts.goals, max_nodes)?;
         let mut clusters = partition::cluster(
@@ -442,6 +451,37 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
     pub(crate) fn mark_broken(&self) {
         self.broken
             .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Records that a joint move legal in some state of `states` (reachable states about to
+    /// be expanded) breaks an assumed group: the assumption is broken, and one of them is
+    /// kept as the witness ([`Self::break_witness`]) unless one is already.
+    pub(crate) fn mark_broken_at(&self, states: &E::Bdd) {
+        if let Some(s) = self.pick_state(states) {
+            self.note_witness(s);
+        }
+        self.mark_broken();
+    }
+
+    fn note_witness(&self, fluents: Vec<usize>) {
+        if let Ok(mut w) = self.witness.lock() {
+            w.get_or_insert(fluents);
+        }
+    }
+
+    /// With [`Self::assumption_broken`]: the true fluents of a reachable state that breaks an
+    /// assumed group, or where a legal joint move leads to one that does, if the place that
+    /// found the break knows one (the images of a game compiled once or within each layer,
+    /// and the explicit graph do; a search split into slices does not). The mutex proof's
+    /// known states ([`SymbolicOptions::known_states`]) with this state and its successors
+    /// drop the group that broke.
+    pub fn break_witness(&self) -> Option<Vec<usize>> {
+        let own = self.witness.lock().ok().and_then(|w| w.clone());
+        own.or_else(|| {
+            self.layerwise
+                .as_ref()
+                .and_then(|lw| lw.witness.lock().ok().and_then(|w| w.clone()))
+        })
     }
 
     /// The game compiled within each layer, if it is.

@@ -135,9 +135,13 @@ impl ExplicitGraph {
         Ok(g)
     }
 
-    /// The codes of the states under `enc`; `None` if a state breaks a group of `enc`.
-    pub(crate) fn codes(&self, enc: &Encoding) -> Option<Vec<Box<[u64]>>> {
-        self.states.iter().map(|s| state_code(enc, s)).collect()
+    /// The codes of the states under `enc`; if a state breaks a group of `enc`, its true
+    /// fluents instead.
+    pub(crate) fn codes(&self, enc: &Encoding) -> Result<Vec<Box<[u64]>>, Vec<usize>> {
+        self.states
+            .iter()
+            .map(|s| state_code(enc, s).ok_or_else(|| s.fluents().collect()))
+            .collect()
     }
 }
 

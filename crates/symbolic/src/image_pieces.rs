@@ -181,7 +181,8 @@ pub(crate) fn cluster_images<E: BddEngine>(
     let mut slowest = 0f64;
     for (c, p) in g.clusters().iter().enumerate() {
         guard.check()?;
-        if p.breaks_groups(e, expand)? {
+        if let Some(at) = p.breaking_states(e, expand)? {
+            g.mark_broken_at(&at);
             return Ok(None);
         }
         let mut parts = Vec::with_capacity(pieces.len());

@@ -49,6 +49,9 @@ pub(crate) struct Layerwise {
     /// Set when a joint move legal in an expanded set breaks an assumed group
     /// ([`Encoding::assumed`]): the image of that set is not to be trusted.
     pub(crate) broken: std::sync::atomic::AtomicBool,
+    /// A state of the expanded set where a legal joint move breaks an assumed group (its true
+    /// fluents; [`SymbolicGame::break_witness`](crate::SymbolicGame::break_witness)).
+    pub(crate) witness: std::sync::Mutex<Option<Vec<usize>>>,
     /// Per fluent group, the role whose moves its next values read ([`owners`]); `None` when
     /// the roles' moves cannot be taken one role at a time.
     pub(crate) owners: Option<Vec<Option<usize>>>,
@@ -59,6 +62,16 @@ pub(crate) struct Layerwise {
 }
 
 impl Layerwise {
+    /// Marks the assumption broken where a legal joint move breaks an assumed group in a
+    /// state of `at` (a subset of the expanded states), one of which is kept as the witness.
+    fn note_break<E: BddEngine>(&self, e: &E, enc: &Encoding, at: &E::Bdd) {
+        if let (Some(m), Ok(mut w)) = (e.pick_minterm(at), self.witness.lock()) {
+            w.get_or_insert_with(|| enc.decode(&m));
+        }
+        self.broken
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// A compiler within `s` (of the terminal cone only, if `terminal_only`), and the states
     /// of `s` that are not terminal.
     fn compiled<'a, E: BddEngine>(
@@ -264,9 +277,11 @@ impl Layerwise {
             comp.set_joint_move(&jm)?;
             if let Some(v) = group_violation(e, enc, comp, game)? {
                 let at = e.and(&jl, &v)?;
-                if !e.is_false(&at) && !e.is_false(&e.and(&at, expand)?) {
-                    self.broken
-                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                if !e.is_false(&at) {
+                    let at = e.and(&at, expand)?;
+                    if !e.is_false(&at) {
+                        self.note_break(e, enc, &at);
+                    }
                 }
             }
             let fns = next_bit_functions(e, enc, comp, game)?;
@@ -335,17 +350,16 @@ impl Layerwise {
         let breaks = |comp: &Compiler<'_, E>, owner: Option<usize>, legal: Option<&E::Bdd>| {
             let v = group_violation_of(e, enc, comp, game, |g| owners[g] == owner)?;
             let Some(v) = v else {
-                return Ok::<bool, symgame_bdd::BddError>(false);
+                return Ok::<Option<E::Bdd>, symgame_bdd::BddError>(None);
             };
             let mut cond = e.and(expand, &v)?;
             if let Some(l) = legal {
                 cond = e.and(&cond, l)?;
             }
-            Ok(!e.is_false(&cond))
+            Ok(Some(cond).filter(|c| !e.is_false(c)))
         };
-        if breaks(comp, None, None)? {
-            self.broken
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(at) = breaks(comp, None, None)? {
+            self.note_break(e, enc, &at);
         }
         let fixed: Vec<(u32, E::Bdd)> = next_bit_functions(e, enc, comp, game)?
             .into_iter()
@@ -361,9 +375,8 @@ impl Layerwise {
                 let mut jm = default.clone();
                 jm[r] = m;
                 comp.set_joint_move(&jm)?;
-                if breaks(comp, Some(r), Some(&legal[r][m]))? {
-                    self.broken
-                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                if let Some(at) = breaks(comp, Some(r), Some(&legal[r][m]))? {
+                    self.note_break(e, enc, &at);
                 }
                 let fns: Vec<(u32, E::Bdd)> = next_bit_functions(e, enc, comp, game)?
                     .into_iter()

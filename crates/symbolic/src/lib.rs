@@ -97,7 +97,7 @@ pub use plan::problem::{Algorithm, Costs, PatternChoice, PlanError, PlanOptions,
 pub use plan::select::{pattern_order, select_pattern, Selection};
 pub use plan::spec::parse_pattern;
 pub use plan::{plan, plan_with_backend};
-pub use prefix::{ExplicitPrefix, ExplicitRun};
+pub use prefix::{states_at_break, ExplicitPrefix, ExplicitRun};
 pub use profile::{Phase, SetupLog};
 pub use reach::{
     reach, reach_count, reach_until, KeptReachJob, LayerStats, Reach, ReachJob, ReachStats,

@@ -147,6 +147,9 @@ impl Encoding {
                     budget.max_operation_nodes = budget.max_operation_nodes.min(1_000_000);
                 }
                 budget.assume_on_give_up = opts.assume_groups;
+                if opts.assume_groups && opts.reassume_groups {
+                    budget.time = Duration::ZERO;
+                }
                 budget.known_states = opts.known_states.clone();
                 // Auto is resolved on the proven groups: the proof checks its claims in the
                 // heuristic order.
@@ -155,11 +158,17 @@ impl Encoding {
                 }
                 opts.phase("mutex");
                 let proof = prove_groups_within(game, &budget);
+                let assumed = || proof.groups.iter().filter(|g| g.fluents.len() > 1).count();
                 opts.phase_note(match &proof.gave_up {
+                    Some(_) if proof.assumed && opts.reassume_groups => format!(
+                        "not tried again: {} groups assumed from playouts and the known \
+                         states, checked during the search",
+                        assumed()
+                    ),
                     Some(why) if proof.assumed => format!(
                         "gave up ({why}): {} groups assumed from playouts, checked during the \
                          search",
-                        proof.groups.iter().filter(|g| g.fluents.len() > 1).count()
+                        assumed()
                     ),
                     Some(why) => format!("gave up ({why}): plain encoding"),
                     None => format!(

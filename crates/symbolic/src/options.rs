@@ -122,6 +122,11 @@ pub struct SymbolicOptions {
     /// anything (the caller runs again with proven groups); off by default.
     #[serde(default)]
     pub assume_groups: bool,
+    /// With [`Self::assume_groups`]: assume the groups at once, from playouts and
+    /// [`Self::known_states`], without the proof (a search set up again after an assumed group
+    /// broke, where the proof had given up before: it would only give up again).
+    #[serde(default)]
+    pub reassume_groups: bool,
     /// Reachable states already known (true fluents; `reach` passes its explicit prefix): the
     /// mutex proof drops every candidate group one of them breaks ([`MutexBudget::known_states`](crate::mutex::MutexBudget::known_states)).
     #[serde(skip)]
@@ -195,6 +200,7 @@ impl Default for SymbolicOptions {
             layerwise_cut_nodes: 256,
             explicit_layers: ExplicitLayerMode::Measured,
             assume_groups: false,
+            reassume_groups: false,
             known_states: None,
             known_states_all: false,
             setup_deadline: None,

@@ -118,12 +118,12 @@ impl<E: BddEngine> Partition<E> {
         }
     }
 
-    /// Whether a joint move of this part breaks an assumed group in some state of `s`
-    /// (always false with proven groups).
-    pub(crate) fn breaks_groups(&self, e: &E, s: &E::Bdd) -> BddResult<bool> {
+    /// The states of `s` where a joint move of this part breaks an assumed group, if there
+    /// are any (never with proven groups).
+    pub(crate) fn breaking_states(&self, e: &E, s: &E::Bdd) -> BddResult<Option<E::Bdd>> {
         match &self.violation {
-            None => Ok(false),
-            Some(v) => Ok(!e.is_false(&e.and(v, s)?)),
+            None => Ok(None),
+            Some(v) => Ok(Some(e.and(v, s)?).filter(|b| !e.is_false(b))),
         }
     }
 

@@ -436,6 +436,29 @@ impl ExplicitRun {
     }
 }
 
+/// The states at a break of an assumed group: `witness` (the true fluents of a reachable state
+/// where a legal joint move breaks one, [`ReachStats::break_witness`](crate::ReachStats::break_witness)) and its successors, as
+/// true fluents; only the witness where more than 100,000 joint moves are legal in it.
+pub fn states_at_break(game: &GroundGame, witness: &[usize]) -> Vec<Vec<usize>> {
+    let r = Reasoner::with_budget(game, 0);
+    let mut s = State::empty(r.num_fluents());
+    for &f in witness {
+        s.insert(f);
+    }
+    let mut states = vec![witness.to_vec()];
+    if r.is_terminal(&s) {
+        return states;
+    }
+    let joint: usize = (0..r.num_roles())
+        .map(|role| r.legal_moves(&s, role).len())
+        .try_fold(1usize, |n, m| n.checked_mul(m).filter(|&n| n <= 100_000))
+        .unwrap_or(usize::MAX);
+    if joint <= 100_000 {
+        states.extend(r.successors(&s).iter().map(|t| t.fluents().collect()));
+    }
+    states
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

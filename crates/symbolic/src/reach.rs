@@ -720,6 +720,7 @@ fn finish<E: BddEngine>(
     stats.reached_nodes = reached.as_ref().map_or(0, |r| e.node_count(r));
     stats.seconds = seconds;
     stats.assumption_broken = g.assumption_broken();
+    stats.break_witness = g.break_witness();
     let reached = reached.unwrap_or_else(|| e.constant(false));
     Reach {
         stats,

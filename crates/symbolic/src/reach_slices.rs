@@ -301,7 +301,8 @@ fn images_under<E: BddEngine>(
     for &c in clusters {
         let p = &g.clusters()[c];
         guard.check()?;
-        if p.breaks_groups(e, x)? {
+        if let Some(at) = p.breaking_states(e, x)? {
+            g.mark_broken_at(&at);
             broken = true;
             break;
         }

@@ -80,6 +80,13 @@ pub struct ReachStats {
     /// proven groups.
     #[serde(default)]
     pub assumption_broken: bool,
+    /// With [`Self::assumption_broken`]: the true fluents of a state the search was about to
+    /// expand (a reachable state) where a legal joint move breaks an assumed group, when the
+    /// place that found the break knows one
+    /// ([`SymbolicGame::break_witness`](crate::SymbolicGame::break_witness)). Its successors
+    /// show which group: a caller can assume the groups again without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub break_witness: Option<Vec<usize>>,
     /// How many sittings the search took: 1, or more when it was resumed from a directory
     /// ([`ReachStore`](crate::ReachStore)); its seconds count over all of them.
     #[serde(default = "one")]

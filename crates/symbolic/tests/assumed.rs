@@ -7,8 +7,8 @@ use symgame_bdd::{BddEngine, BiodivineEngine, EngineConfig};
 use symgame_explicit::{explore, Limits, Reasoner};
 use symgame_symbolic::mutex::{prove_groups, prove_groups_within, MutexBudget};
 use symgame_symbolic::{
-    reach, solve, Encoding, EncodingKind, ExplicitPrefix, GameJob, Order, ReachJob, ReachStats,
-    SolveError, SolveOptions, SymbolicGame, SymbolicOptions,
+    reach, solve, states_at_break, Encoding, EncodingKind, ExplicitPrefix, GameJob, Order,
+    ReachJob, ReachStats, SolveError, SolveOptions, SymbolicGame, SymbolicOptions,
 };
 use symgame_testkit::{
     for_each_solved, from_text, layerwise_options, solved_in_memory, ExplicitGraph,
@@ -85,6 +85,50 @@ fn a_broken_assumption_stops_the_search_with_exact_layers_before() {
         want[..got.len()],
         "the layers before the break are exact"
     );
+
+    // The break's witness is a state of the last layer expanded (the twentieth `b` ahead);
+    // with it and its successors known, the flag group is no longer assumed, the other
+    // groups still are, and the search runs to the end with exact layers.
+    let witness = stats.break_witness.clone().expect("a witness of the break");
+    let r = Reasoner::new(&game);
+    let at_break = states_at_break(&game, &witness);
+    assert_eq!(at_break[0], witness);
+    assert!(
+        at_break.len() == 3,
+        "the witness and its two successors: {at_break:?}"
+    );
+    let state = |fluents: &[usize]| {
+        let mut s = symgame_explicit::State::empty(r.num_fluents());
+        fluents.iter().for_each(|&f| s.insert(f));
+        s
+    };
+    let mut successors: Vec<Vec<usize>> = r
+        .successors(&state(&witness))
+        .iter()
+        .map(|t| t.fluents().collect())
+        .collect();
+    successors.sort();
+    let mut got_successors = at_break[1..].to_vec();
+    got_successors.sort();
+    assert_eq!(got_successors, successors);
+    let again = MutexBudget {
+        known_states: Some(std::sync::Arc::new(at_break)),
+        ..budget
+    };
+    let proof = prove_groups_within(&game, &again);
+    assert!(proof.assumed, "{proof:?}");
+    let enc = Encoding::from_groups(&game, EncodingKind::Compact, Order::Heuristic, proof.groups)
+        .into_assumed();
+    assert!(
+        enc.fluent_groups().iter().any(|g| g.fluents.len() > 1),
+        "other groups stay assumed"
+    );
+    let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+    let g = SymbolicGame::new(&e, &game, enc, &SymbolicOptions::default()).unwrap();
+    let stats = reach(&g, &Limits::default(), false, |_| {}).stats;
+    assert!(!stats.assumption_broken, "{stats:?}");
+    assert_eq!(stats.break_witness, None);
+    assert_eq!(layer_counts(&stats), want);
 }
 
 /// Known reachable states (as `reach` passes its explicit prefix) drop the candidates they
@@ -149,7 +193,7 @@ fn solving_on_assumed_groups_refuses_a_broken_one_and_is_exact_otherwise() {
     let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
     let g = SymbolicGame::new(&e, &game, enc, &SymbolicOptions::default()).unwrap();
     match solve(&g, &SolveOptions::default(), |_| {}) {
-        Err(SolveError::AssumedGroupBroken) => {}
+        Err(SolveError::AssumedGroupBroken { witness: Some(_) }) => {}
         other => panic!(
             "expected AssumedGroupBroken, got {:?}",
             other.map(|s| s.stats)
@@ -204,7 +248,25 @@ fn an_explicit_run_past_a_broken_group_keeps_the_layers_before_the_break() {
         // states are exact (only their successors break it), so it is counted too.
         assert_eq!(got, want[..20], "{opts:?}");
         assert_eq!(stats.explicit_layers, 19, "{opts:?}");
+        witness_shows_the_break(&game, &g, &stats);
     }
+}
+
+/// The break's witness ([`ReachStats::break_witness`]) is a state that meets the groups, one
+/// of whose successors ([`states_at_break`]) breaks one.
+fn witness_shows_the_break<E: BddEngine>(
+    game: &symgame_ground::GroundGame,
+    g: &SymbolicGame<'_, E>,
+    stats: &ReachStats,
+) {
+    let w = stats.break_witness.clone().expect("a witness of the break");
+    let enc = g.encoding();
+    assert!(!enc.breaks_groups(w.iter().copied()), "{w:?}");
+    let at = states_at_break(game, &w);
+    assert!(
+        at[1..].iter().any(|s| enc.breaks_groups(s.iter().copied())),
+        "{at:?}"
+    );
 }
 
 /// [`rare`] with a second role moving at the same time, and five moves each: `(flag 2)` joins
@@ -246,4 +308,5 @@ fn a_broken_group_is_found_with_the_moves_one_role_at_a_time() {
     // (flag 2) joins in layer 8: the step from layer 7 breaks the group; layer 7 is counted
     // (its states are exact, only their successors break it).
     assert_eq!(got, want[..8]);
+    witness_shows_the_break(&game, &g, &stats);
 }

@@ -89,7 +89,7 @@ pub(crate) fn symbolic_side(
     let enc = Encoding::with_options(game, &assuming);
     if enc.assumed() {
         match side(enc, Some(run)) {
-            Err(Error::Solve(SolveError::AssumedGroupBroken)) => {}
+            Err(Error::Solve(SolveError::AssumedGroupBroken { .. })) => {}
             r => return r,
         }
     } else {

@@ -31,8 +31,14 @@ pub enum SolveError {
     /// are not all pairs of the roles' legal moves): a fault of the solver, not of the game.
     StageGame(String),
     /// The encoding's fluent groups were assumed ([`Encoding::assumed`](crate::Encoding::assumed))
-    /// and a reachable state breaks one: nothing was solved; solve again with proven groups.
-    AssumedGroupBroken,
+    /// and a reachable state breaks one: nothing was solved; solve again with proven groups,
+    /// or with the groups assumed anew with `witness` and its successors among the known
+    /// states ([`states_at_break`](crate::states_at_break)).
+    AssumedGroupBroken {
+        /// A reachable state where a legal joint move breaks the group, as its true fluents,
+        /// if the search knows one ([`SymbolicGame::break_witness`](crate::SymbolicGame::break_witness)).
+        witness: Option<Vec<usize>>,
+    },
     /// The job of a slice of a layer ([`Slicing`](crate::Slicing)) failed.
     Slice {
         /// The layer.
@@ -63,7 +69,7 @@ impl std::fmt::Display for SolveError {
             SolveError::Slice { depth, message } => {
                 write!(f, "the job of a slice of layer {depth} failed: {message}")
             }
-            SolveError::AssumedGroupBroken => write!(
+            SolveError::AssumedGroupBroken { .. } => write!(
                 f,
                 "a reachable state breaks a fluent group the encoding assumed; solve again with \
                  proven groups only"

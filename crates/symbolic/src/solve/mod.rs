@@ -188,7 +188,9 @@ fn run<E: BddEngine>(
     };
     if g.assumption_broken() {
         // The layers end where a group broke: solving them would be wrong.
-        return Err(SolveOrStop::Error(SolveError::AssumedGroupBroken));
+        return Err(SolveOrStop::Error(SolveError::AssumedGroupBroken {
+            witness: g.break_witness(),
+        }));
     }
     // Who moves, within the reachable states, if it was too large over all states.
     if let Some(reached) = &fwd.reached {
