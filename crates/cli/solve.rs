@@ -188,7 +188,8 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
     let finished = on_watchdog(&names, &log, layout.clone(), started);
     // Where the mutex proof gives up, the groups that playouts did not break are assumed; the
     // forward search checks them on every reachable state, and if one breaks, nothing is
-    // solved and the set-up runs again with proven groups only.
+    // solved and the set-up runs again (without the group that broke, or with proven groups
+    // only).
     let mut assume = true;
     // After a break with a witness, the groups are assumed again without the one that broke
     // (as in `reach`): the witness and its successors join the known states.
