@@ -1,6 +1,6 @@
 //! The `symgame` binary: output, exit codes and error messages.
 
-use crate::{line_starting, symgame, symgame_line};
+use crate::{assert_shows, line_starting, symgame, symgame_line};
 
 #[test]
 fn info_prints_sizes_and_json() {
@@ -99,6 +99,70 @@ fn reach_counts_the_same_with_and_without_the_explicit_prefix() {
     // Connect Four 4x4: 1, 4, 16, 52 and 160 states in the first layers, then 436.
     assert_eq!(n, Some(5));
     assert_eq!(strip_times(with), strip_times(without));
+}
+
+/// Where the mutex proof is skipped (`--mutex-seconds 0`), `reach` and `solve` assume the
+/// groups random playouts leave. On `rare_flag` one of them breaks only after twenty `b` moves
+/// in a row: the search finds the break, sets up again with the witness's states known, and
+/// keeps the other group assumed. The counts and the value are the explicit search's.
+#[test]
+fn a_broken_assumed_group_is_assumed_again_without_it() {
+    let flags = ["--explicit-states", "0", "--mutex-seconds", "0", "--json"];
+    let run = |command: &str| {
+        let mut args = vec![command, "tests/games/rare_flag.kif"];
+        args.extend_from_slice(&flags);
+        let (code, out, err) = symgame(&args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let notes = |json: &serde_json::Value| {
+        json["setup_phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| Some(format!("{}: {}", p["name"], p["note"].as_str()?)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let reach = run("reach");
+    let log = notes(&reach);
+    assert_shows(&log, "2 groups assumed from playouts");
+    assert_shows(
+        &log,
+        "breaks in layer 20: set-up again with the groups assumed without it",
+    );
+    assert_shows(&log, "not tried again: 1 groups assumed");
+    assert!(!log.contains("proven groups only"), "{log}");
+    assert_eq!(reach["mutex_groups"], 1, "{reach}");
+    let states: Vec<&str> = reach["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["states"].as_str().unwrap())
+        .collect();
+    let mut want = vec!["1"];
+    want.extend(["2"; 20]);
+    assert_eq!(states, want);
+    assert_eq!(reach["stopped"], serde_json::Value::Null, "{reach}");
+    assert_eq!(reach["states"], "41", "{reach}");
+
+    // `solve`: the one role can reach the flag by playing b twenty times.
+    let (code, out, err) = symgame(&[
+        "solve",
+        "tests/games/rare_flag.kif",
+        "--explicit-states",
+        "0",
+        "--mutex-seconds",
+        "0",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_shows(&out, "100");
+    let solved = run("solve");
+    assert_eq!(solved["assumed_groups"], true, "{solved}");
+    let log = notes(&solved);
+    assert_shows(&log, "set-up again with the groups assumed without it");
+    assert!(!log.contains("proven groups only"), "{log}");
+    assert_eq!(solved["states"], "41", "{solved}");
 }
 
 /// SIGTERM (a `kill`, a scheduler's time-out) stops a long run like Ctrl-C does: exit code 3,

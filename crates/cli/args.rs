@@ -412,6 +412,26 @@ pub struct EncodingArgs {
     /// where no states are known). `reach` defaults to auto, `plan` to heuristic.
     #[arg(long, value_parser = parse_order)]
     pub order: Option<Order>,
+    #[command(flatten)]
+    pub mutex: MutexArgs,
+}
+
+/// `--mutex-seconds`: the mutex proof's time.
+#[derive(clap::Args)]
+pub struct MutexArgs {
+    /// The longest the mutex proof of the compact encoding may take, in seconds (it also takes
+    /// at most a fifth of the time left, and 20 s). 0 skips it: `reach` and `solve` then assume
+    /// the groups that random playouts do not break and check them on every reachable state
+    /// (setting up again without a group that breaks); other commands use the plain encoding.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub mutex_seconds: Option<f64>,
+}
+
+impl MutexArgs {
+    /// `--mutex-seconds` as a duration, if given.
+    pub fn duration(&self) -> Option<std::time::Duration> {
+        self.mutex_seconds.map(std::time::Duration::from_secs_f64)
+    }
 }
 
 impl EncodingArgs {
@@ -420,6 +440,7 @@ impl EncodingArgs {
         SymbolicOptions {
             encoding: self.encoding,
             order: self.order(),
+            mutex_seconds: self.mutex.duration(),
             ..symbolic_options(clock)
         }
     }

@@ -9,8 +9,9 @@ use serde::Serialize;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use symgame_symbolic::{
-    Encoding, EncodingKind, ExplicitRun, KeptReachJob, Order, Phase, ReachJob, ReachStats,
-    ReachStore, SetupLog, SlicePass, Slicing, StopReason, SymbolicError, SymbolicOptions,
+    Encoding, EncodingKind, ExplicitRun, GroupRetry, KeptReachJob, Order, Phase, ReachJob,
+    ReachStats, ReachStore, Retry, SetupLog, SlicePass, Slicing, StopReason, SymbolicError,
+    SymbolicOptions,
 };
 
 #[derive(clap::Args)]
@@ -192,12 +193,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
         .as_ref()
         .and_then(|s| s.previous())
         .map(|m| m.encoding.clone());
-    let mut assume = true;
-    // After a break with a witness, the groups are assumed again without the one that broke:
-    // the witness and its successors (reachable states, one of which breaks it) join the known
-    // states, which drop every candidate group they break. At most MAX_REASSUMED times.
-    let mut witnessed: Vec<Vec<usize>> = Vec::new();
-    let mut reassumed = 0;
+    // After a break of an assumed group, the set-up runs again with the groups assumed
+    // without the one that broke, or with proven groups only (`GroupRetry`).
+    let mut retry = GroupRetry::new();
     // The run on assumed groups that broke (of those that broke, the one with the most
     // layers): its layers before the break are exact, and stand if the run after it stops
     // before it gets as far.
@@ -212,12 +210,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         if let (Some(run), Ok(mut done)) = (&explicit, finished.lock()) {
             done.explicit = explicit_layers(run);
         }
-        let mut known = explicit.as_ref().map(ExplicitRun::known);
-        if !witnessed.is_empty() {
-            let mut states = known.as_ref().map_or_else(Vec::new, |k| (*k.0).clone());
-            states.extend(witnessed.iter().cloned());
-            known = Some((Arc::new(states), known.is_some_and(|k| k.1)));
-        }
+        let known = retry.known(explicit.as_ref().map(ExplicitRun::known));
         let opts = SymbolicOptions {
             cluster_nodes: a.cluster_nodes,
             terminal_cluster_nodes: a.terminal_cluster_nodes,
@@ -227,8 +220,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
             layerwise_fallback: true,
             // Where the mutex proof gives up, the groups that playouts did not break are
             // assumed and checked by the search; if one breaks, the set-up runs again.
-            assume_groups: assume,
-            reassume_groups: reassumed > 0,
+            assume_groups: retry.assume_groups(),
+            reassume_groups: retry.reassume_groups(),
             known_states: known.as_ref().map(|k| k.0.clone()),
             known_states_all: known.as_ref().is_some_and(|k| k.1),
             setup_log: Some(log.clone()),
@@ -289,33 +282,21 @@ pub fn run(a: Args) -> Result<(), Failure> {
         };
         let stats = match stats {
             // The bar goes on through the retry.
-            Ok(stats) if stats.assumption_broken && assume => {
+            Ok(stats) if stats.assumption_broken && retry.assume_groups() => {
                 log.start("retry");
-                let states = stats
-                    .break_witness
-                    .as_deref()
-                    .filter(|_| reassumed < MAX_REASSUMED)
-                    .map(|w| symgame_symbolic::states_at_break(&game, w));
-                match states {
-                    Some(states) => {
-                        log.note(format!(
-                            "an assumed fluent group breaks in layer {}: set-up again with the \
-                             groups assumed without it ({} states at the break known)",
-                            stats.layers.len(),
-                            states.len()
-                        ));
-                        witnessed.extend(states);
-                        reassumed += 1;
-                    }
-                    None => {
-                        log.note(format!(
-                            "an assumed fluent group breaks in layer {}: set-up again with \
-                             proven groups only",
-                            stats.layers.len()
-                        ));
-                        assume = false;
-                    }
-                }
+                let layer = stats.layers.len();
+                log.note(
+                    match retry.after_break(&game, stats.break_witness.as_deref()) {
+                        Retry::Reassume { states } => format!(
+                        "an assumed fluent group breaks in layer {layer}: set-up again with the \
+                         groups assumed without it ({states} states at the break known)"
+                    ),
+                        Retry::ProvenOnly => format!(
+                            "an assumed fluent group breaks in layer {layer}: set-up again with \
+                         proven groups only"
+                        ),
+                    },
+                );
                 log.finish(None);
                 if broken
                     .as_ref()
@@ -621,7 +602,3 @@ fn print_sliced(stats: &ReachStats) {
         );
     }
 }
-
-/// How many times `reach` sets up again with the groups assumed anew after one broke, before
-/// it falls back to proven groups only.
-const MAX_REASSUMED: usize = 3;

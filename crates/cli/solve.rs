@@ -13,9 +13,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    fingerprint, resumable_encoding, Encoding, ExplicitRun, GameKind, Order, Phase, SetupLog,
-    SolveError, SolveJob, SolveOptions, SolveStats, StopReason, SymbolicError, SymbolicOptions,
-    EXPLICIT_GRAPH_NOTE,
+    fingerprint, resumable_encoding, Encoding, ExplicitRun, GameKind, GroupRetry, Order, Phase,
+    Retry, SetupLog, SolveError, SolveJob, SolveOptions, SolveStats, StopReason, SymbolicError,
+    SymbolicOptions, EXPLICIT_GRAPH_NOTE,
 };
 
 #[derive(clap::Args)]
@@ -48,6 +48,8 @@ pub struct Args {
     #[arg(long, default_value = "auto", value_parser = crate::args::parse_order)]
     order: Order,
     #[command(flatten)]
+    mutex: crate::args::MutexArgs,
+    #[command(flatten)]
     jobs: crate::slices::JobsArgs,
     #[command(flatten)]
     run: LayerRunArgs,
@@ -68,6 +70,8 @@ struct Report<'a> {
     /// When compiling the game over all states gave up and its relations were built from the
     /// explicit graph of the whole game: that graph's size (`None`: compiled).
     explicit_graph: Option<String>,
+    /// The set-up's phases, a retry after a broken assumed group included (as in `reach`).
+    setup_phases: &'a [Phase],
     /// Time and memory of the whole command (grounding, encoding, solving, writing).
     #[serde(flatten)]
     usage: Usage,
@@ -190,11 +194,7 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
     // forward search checks them on every reachable state, and if one breaks, nothing is
     // solved and the set-up runs again (without the group that broke, or with proven groups
     // only).
-    let mut assume = true;
-    // After a break with a witness, the groups are assumed again without the one that broke
-    // (as in `reach`): the witness and its successors join the known states.
-    let mut witnessed: Vec<Vec<usize>> = Vec::new();
-    let mut reassumed = 0;
+    let mut retry = GroupRetry::new();
     // The encoding of a solve found in --resume DIR, used by the first attempt only.
     let mut stored = a.resume.as_ref().and_then(|d| resumable_encoding(d, &game));
     let stats = loop {
@@ -203,23 +203,19 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
             Some(_) => None,
             None => a.run.explicit_run(&game, &clock, &log),
         };
-        let mut known = explicit.as_ref().map(ExplicitRun::known);
-        if !witnessed.is_empty() {
-            let mut states = known.as_ref().map_or_else(Vec::new, |k| (*k.0).clone());
-            states.extend(witnessed.iter().cloned());
-            known = Some((Arc::new(states), known.is_some_and(|k| k.1)));
-        }
+        let known = retry.known(explicit.as_ref().map(ExplicitRun::known));
         let sym = SymbolicOptions {
             setup_log: Some(log.clone()),
             // Reachable states falsify mutex candidates early; the proven groups are the same.
             known_states: known.as_ref().map(|k| k.0.clone()),
             known_states_all: known.as_ref().is_some_and(|k| k.1),
-            assume_groups: assume,
-            reassume_groups: reassumed > 0,
+            assume_groups: retry.assume_groups(),
+            reassume_groups: retry.reassume_groups(),
             // Too large to compile over all states, small enough to expand: built from the
             // explicit graph of the whole game.
             explicit_graph: a.run.explicit.graph_budget(&clock),
             order: a.order,
+            mutex_seconds: a.mutex.duration(),
             ..symbolic_options(&clock)
         };
         let encoding = resumed.unwrap_or_else(|| Encoding::with_options(&game, &sym));
@@ -256,28 +252,17 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
             },
         };
         match setup.run(solving) {
-            Err(SolveError::AssumedGroupBroken { witness }) if assume => {
+            Err(SolveError::AssumedGroupBroken { witness }) if retry.assume_groups() => {
                 log.start("retry");
-                match witness.filter(|_| reassumed < MAX_REASSUMED) {
-                    Some(w) => {
-                        let states = symgame_symbolic::states_at_break(&game, &w);
-                        log.note(format!(
-                            "a reachable state breaks an assumed fluent group: set-up again \
-                             with the groups assumed without it ({} states at the break known)",
-                            states.len()
-                        ));
-                        witnessed.extend(states);
-                        reassumed += 1;
-                    }
-                    None => {
-                        log.note(
-                            "a reachable state breaks an assumed fluent group: set-up again \
-                             with proven groups only"
-                                .to_string(),
-                        );
-                        assume = false;
-                    }
-                }
+                log.note(match retry.after_break(&game, witness.as_deref()) {
+                    Retry::Reassume { states } => format!(
+                        "a reachable state breaks an assumed fluent group: set-up again with \
+                         the groups assumed without it ({states} states at the break known)"
+                    ),
+                    Retry::ProvenOnly => "a reachable state breaks an assumed fluent group: \
+                                          set-up again with proven groups only"
+                        .to_string(),
+                });
                 log.finish(None);
             }
             r => break r.map_err(|e| failure(&a, &game, e)),
@@ -402,6 +387,7 @@ fn report(
             order,
             assumed_groups,
             explicit_graph,
+            setup_phases: phases,
             usage,
             stats,
         })
@@ -625,7 +611,3 @@ fn print_text(a: &Names, st: &SolveStats) {
         println!("solution written to {}", dir.display());
     }
 }
-
-/// How many times `solve` sets up again with the groups assumed anew after one broke, before
-/// it falls back to proven groups only (as `reach` does).
-const MAX_REASSUMED: usize = 3;

@@ -73,6 +73,7 @@ mod profile;
 mod reach;
 mod reach_slices;
 mod reach_stats;
+mod retry;
 mod solve;
 #[cfg(test)]
 mod test_support;
@@ -103,6 +104,7 @@ pub use reach::{
     reach, reach_count, reach_until, KeptReachJob, LayerStats, Reach, ReachJob, ReachStats,
 };
 pub use reach_slices::{expand_path, reach_slice, ReachSliceJob, ReachSliceRecord};
+pub use retry::{GroupRetry, KnownStates, Retry, MAX_REASSUMED};
 pub use solve::error::SolveError;
 pub use solve::files::{
     fingerprint, layer_file_name, read_manifest, read_stored, solution_encoding, write_atomic,

@@ -146,6 +146,9 @@ impl Encoding {
                     budget.time = budget.time.min(left.mul_f64(0.2));
                     budget.max_operation_nodes = budget.max_operation_nodes.min(1_000_000);
                 }
+                if let Some(s) = opts.mutex_seconds {
+                    budget.time = budget.time.min(s);
+                }
                 budget.assume_on_give_up = opts.assume_groups;
                 if opts.assume_groups && opts.reassume_groups {
                     budget.time = Duration::ZERO;

@@ -127,6 +127,12 @@ pub struct SymbolicOptions {
     /// broke, where the proof had given up before: it would only give up again).
     #[serde(default)]
     pub reassume_groups: bool,
+    /// The longest the mutex proof of the compact encoding may take (it also
+    /// takes at most a fifth of the set-up time left, and 20 s); past it, the proof gives up
+    /// soundly. `Some(Duration::ZERO)` skips the proof: with [`Self::assume_groups`] the groups that
+    /// playouts do not break are assumed, else the encoding is plain.
+    #[serde(skip)]
+    pub mutex_seconds: Option<std::time::Duration>,
     /// Reachable states already known (true fluents; `reach` passes its explicit prefix): the
     /// mutex proof drops every candidate group one of them breaks ([`MutexBudget::known_states`](crate::mutex::MutexBudget::known_states)).
     #[serde(skip)]
@@ -201,6 +207,7 @@ impl Default for SymbolicOptions {
             explicit_layers: ExplicitLayerMode::Measured,
             assume_groups: false,
             reassume_groups: false,
+            mutex_seconds: None,
             known_states: None,
             known_states_all: false,
             setup_deadline: None,
