@@ -131,7 +131,7 @@ fn a_broken_assumed_group_is_assumed_again_without_it() {
         &log,
         "breaks in layer 20: set-up again with the groups assumed without it",
     );
-    assert_shows(&log, "not tried again: 1 groups assumed");
+    assert_shows(&log, "not tried again: 1 group assumed");
     assert!(!log.contains("proven groups only"), "{log}");
     assert_eq!(reach["mutex_groups"], 1, "{reach}");
     let states: Vec<&str> = reach["layers"]

@@ -161,15 +161,18 @@ impl Encoding {
                 }
                 opts.phase("mutex");
                 let proof = prove_groups_within(game, &budget);
-                let assumed = || proof.groups.iter().filter(|g| g.fluents.len() > 1).count();
+                let assumed = || match proof.groups.iter().filter(|g| g.fluents.len() > 1).count() {
+                    1 => "1 group".to_string(),
+                    n => format!("{n} groups"),
+                };
                 opts.phase_note(match &proof.gave_up {
                     Some(_) if proof.assumed && opts.reassume_groups => format!(
-                        "not tried again: {} groups assumed from playouts and the known \
+                        "not tried again: {} assumed from playouts and the known \
                          states, checked during the search",
                         assumed()
                     ),
                     Some(why) if proof.assumed => format!(
-                        "gave up ({why}): {} groups assumed from playouts, checked during the \
+                        "gave up ({why}): {} assumed from playouts, checked during the \
                          search",
                         assumed()
                     ),
