@@ -226,9 +226,16 @@ const NODE_BYTES: u64 = 16;
 const CACHE_ENTRY_BYTES: u64 = 32;
 
 /// Resident bytes a node of oxidd's table costs when the table is full, with its share of the
-/// unique table and of the search's own sets: measured on Connect Four 7×6 reachability
-/// filling tables of 2^21 to 2^24 nodes (56 to 77 bytes a node between successive sizes).
-const NODE_RESIDENT_BYTES: u64 = 80;
+/// unique table and of the search's own sets, for the first [`SMALL_TABLE_NODES`] nodes.
+/// Measured on Connect Four 7×6 reachability (`docs/solving.md`), each table filled: 211 MiB at
+/// 2^21 nodes, 642 MiB at 2^23, 1,099 MiB at 2^24 (56 to 77 bytes a node between sizes).
+const NODE_RESIDENT_BYTES: u64 = 64;
+/// Tables up to this many nodes cost [`NODE_RESIDENT_BYTES`] a node.
+const SMALL_TABLE_NODES: u64 = 1 << 25;
+/// Resident bytes a node costs beyond [`SMALL_TABLE_NODES`]: measured 39 (6.1 GiB with a full
+/// table of about 156 million nodes against 1,099 MiB at 2^24); 44 leaves room for the layer a
+/// run writes, serialised in memory.
+const LARGE_TABLE_NODE_BYTES: u64 = 44;
 /// Resident bytes of a run besides the node table and the cache: the program, the ground game
 /// and the compiled relations of a small game (about 60 MB measured on Connect Four 7×6).
 const BASE_RESIDENT_BYTES: u64 = 96 << 20;
@@ -277,7 +284,12 @@ fn safe_share() -> Option<u64> {
 /// The node table that fits in `memory` bytes beside a cache of 2^`cache_log2` entries.
 fn nodes_within(memory: u64, cache_log2: u32) -> Result<usize, String> {
     let cache = CACHE_ENTRY_BYTES << cache_log2;
-    let nodes = memory.saturating_sub(cache + BASE_RESIDENT_BYTES) / NODE_RESIDENT_BYTES;
+    let table = memory.saturating_sub(cache + BASE_RESIDENT_BYTES);
+    let small = NODE_RESIDENT_BYTES * SMALL_TABLE_NODES;
+    let nodes = match table.checked_sub(small) {
+        Some(more) => SMALL_TABLE_NODES + more / LARGE_TABLE_NODE_BYTES,
+        None => table / NODE_RESIDENT_BYTES,
+    };
     let most = (1u64 << 32) - 2;
     if nodes < 1 << NODES_LOG2_MIN {
         return Err(format!(
@@ -681,9 +693,12 @@ mod tests {
         for bad in ["", "G", "-1G", "20X", "1e30G", "inf", "nan", "1M"] {
             assert!(parse_memory(bad).is_err(), "{bad:?}");
         }
-        // 20 GiB with a 2^23 cache: about 268 M nodes; the cache alone can take it all.
+        // 20 GiB with a 2^23 cache: about 465 M nodes; the cache alone can take it all.
         let nodes = nodes_within(20 * gib, 23).unwrap();
-        assert!((260_000_000..270_000_000).contains(&nodes), "{nodes}");
+        assert!((460_000_000..470_000_000).contains(&nodes), "{nodes}");
+        // 1 GiB: a full table of 2^24 nodes was 1,099 MiB resident, so fewer.
+        let nodes = nodes_within(gib, 22).unwrap();
+        assert!((12_000_000..(1 << 24)).contains(&nodes), "{nodes}");
         assert!(nodes_within(128 << 20, 23).unwrap_err().contains("no room"));
     }
 
