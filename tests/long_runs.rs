@@ -57,7 +57,14 @@ fn manifest(dir: &Path) -> Option<Value> {
 
 /// The uninterrupted run of `game` kept in `dir`.
 fn whole(game: &str, dir: &Path) -> Value {
-    let (code, report, err) = reach(&[game, "--resume", dir.to_str().unwrap()]);
+    // A search that would not end (a layer read again and again) fails, not hangs.
+    let (code, report, err) = reach(&[
+        game,
+        "--resume",
+        dir.to_str().unwrap(),
+        "--time-limit",
+        "60",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(report["sittings"], 1);
     report
@@ -67,16 +74,30 @@ fn whole(game: &str, dir: &Path) -> Value {
 fn a_search_stopped_at_a_limit_resumes_to_the_counts_and_files_of_one_run() {
     // Connect Four's layers lie in levels of a potential (its pieces); three-player Nim
     // reaches states again in later layers, so its resumed search needs the union of the
-    // layers read back.
+    // layers read back; fill_reset's layers lie in the levels until its board is cleared,
+    // and a search kept in a directory, which does not hold its finished layers in memory
+    // while they do, reads them back then.
     let games = [
         ("gdl/connect4_5x4.kif", "20000", 4),
         ("gdl/nim3p.kif", "30", 3),
+        ("tests/games/fill_reset.kif", "14", 2),
     ];
     for (game, nodes, least) in games {
         let name = Path::new(game).file_stem().unwrap().to_str().unwrap();
         let scratch = symgame_testkit::scratch_dir!("long-runs", name);
         let (one, parts): (PathBuf, PathBuf) = (scratch.join("one"), scratch.join("parts"));
         let expected = whole(game, &one);
+        if name == "fill_reset" {
+            // The explicit search's layers (`symgame explore`).
+            let want = [("1", "0"), ("6", "0"), ("12", "0"), ("8", "1")];
+            let want: Vec<_> = want.map(|(s, t)| (s.to_string(), t.to_string())).into();
+            assert_eq!(counts(&expected), want);
+            let m = manifest(&one).expect("a manifest");
+            assert_eq!(
+                (&m["layered"], &m["revisited"]),
+                (&false.into(), &true.into())
+            );
+        }
         let p = parts.to_str().unwrap();
         // A node limit stops the search at the same layer on every machine.
         let (code, first, err) = reach(&[game, "--resume", p, "--node-limit", nodes]);

@@ -159,22 +159,28 @@ impl ReachStore {
         }
     }
 
-    /// Reads the finished layers and the frontier back, and makes their manifest this run's
-    /// (one more sitting).
-    pub(crate) fn resume<E: BddEngine>(&mut self, e: &E) -> Result<ReadBack<E>, FileError> {
+    /// Reads the frontier back, with the union of the finished layers unless the search lies
+    /// in potential levels and `layered_union` is false (the search then reads them only if
+    /// that ends: [`LayerReader`]), and makes their manifest this run's (one more sitting).
+    pub(crate) fn resume<E: BddEngine>(
+        &mut self,
+        e: &E,
+        layered_union: bool,
+    ) -> Result<ReadBack<E>, FileError> {
         let mut manifest = self
             .previous
             .clone()
             .ok_or_else(|| FileError::format(&self.dir, "no search to resume"))?;
         let n = manifest.layers.len();
-        let mut reached = e.constant(false);
-        for k in 0..n {
-            let layer = self.read_layer(e, k)?;
-            reached = e
-                .or(&reached, &layer)
-                .map_err(|err| self.engine_error(k, err))?;
-        }
-        let frontier = self.read_layer(e, n)?;
+        let reader = LayerReader {
+            dir: self.dir.clone(),
+            fingerprint: manifest.fingerprint.clone(),
+        };
+        let reached = match manifest.layered && !layered_union {
+            true => e.constant(false),
+            false => reader.union(e, n)?,
+        };
+        let frontier = reader.read(e, n)?;
         manifest.sittings += 1;
         self.current = Some(manifest.clone());
         Ok(ReadBack {
@@ -228,14 +234,38 @@ impl ReachStore {
     }
 
     fn layer_path(&self, k: usize) -> PathBuf {
-        self.dir.join(format!("reach-{k:04}.layer"))
+        layer_file(&self.dir, k)
     }
 
-    fn read_layer<E: BddEngine>(&self, e: &E, k: usize) -> Result<E::Bdd, FileError> {
-        let path = self.layer_path(k);
+    /// Reads the search's layers back from the directory (once begun or resumed).
+    pub(crate) fn layer_reader(&self) -> Option<LayerReader> {
+        Some(LayerReader {
+            dir: self.dir.clone(),
+            fingerprint: self.fingerprint()?.to_string(),
+        })
+    }
+}
+
+/// Reads the layers of a search kept in a directory back: a layered search kept there does not
+/// hold its finished layers in memory, and needs them only if a layer stops lying in its own
+/// level of the potential.
+#[derive(Clone, Debug)]
+pub(crate) struct LayerReader {
+    dir: PathBuf,
+    fingerprint: String,
+}
+
+impl LayerReader {
+    /// The directory.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Layer `k`, checked to be of this search.
+    pub(crate) fn read<E: BddEngine>(&self, e: &E, k: usize) -> Result<E::Bdd, FileError> {
+        let path = layer_file(&self.dir, k);
         let stored = read_stored(&path)?;
-        let fingerprint = self.previous.as_ref().map(|m| m.fingerprint.as_str());
-        if Some(stored.fingerprint.as_str()) != fingerprint || stored.depth != Some(k as u32) {
+        if stored.fingerprint != self.fingerprint || stored.depth != Some(k as u32) {
             return Err(FileError::format(
                 &path,
                 &format!("not layer {k} of the search in this directory; {AGAIN}"),
@@ -243,16 +273,30 @@ impl ReachStore {
         }
         let [class] = <[StoredClass; 1]>::try_from(stored.classes)
             .map_err(|_| FileError::format(&path, "a layer file of more than one set"))?;
-        e.import(&class.nodes)
-            .map_err(|err| self.engine_error(k, err))
+        e.import(&class.nodes).map_err(|err| {
+            FileError::format(&path, &format!("cannot be read into the BDD engine: {err}"))
+        })
     }
 
-    fn engine_error(&self, k: usize, err: symgame_bdd::BddError) -> FileError {
-        FileError::format(
-            &self.layer_path(k),
-            &format!("cannot be read into the BDD engine: {err}"),
-        )
+    /// The union of layers `0..n`.
+    pub(crate) fn union<E: BddEngine>(&self, e: &E, n: usize) -> Result<E::Bdd, FileError> {
+        let mut reached = e.constant(false);
+        for k in 0..n {
+            let layer = self.read(e, k)?;
+            reached = e.or(&reached, &layer).map_err(|err| {
+                FileError::format(
+                    &layer_file(&self.dir, k),
+                    &format!("cannot be read into the BDD engine: {err}"),
+                )
+            })?;
+        }
+        Ok(reached)
     }
+}
+
+/// The file of layer `k` in `dir`.
+fn layer_file(dir: &Path, k: usize) -> PathBuf {
+    dir.join(format!("reach-{k:04}.layer"))
 }
 
 /// The manifest in `text`, checked: format, version, checksum, the encoding fits `game` and

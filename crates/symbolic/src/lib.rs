@@ -45,6 +45,7 @@
 //! explicit crates (except as a dev-dependency for cross-check tests).
 
 mod backend;
+mod bfs;
 mod checkpoint;
 mod codes;
 mod compile;
@@ -71,6 +72,7 @@ mod plan;
 mod prefix;
 mod profile;
 mod reach;
+mod reach_kept;
 mod reach_slices;
 mod reach_stats;
 mod retry;

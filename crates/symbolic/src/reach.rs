@@ -2,20 +2,21 @@
 //! layer counts ([`reach`], [`reach_count`], [`reach_until`]), and the BFS step ([`Bfs`],
 //! [`next_layer`]) that the retrograde solver's forward search shares.
 
-use symgame_bdd::{BddEngine, BddError};
+use symgame_bdd::BddEngine;
 use symgame_limits::{Guard, Limits, StopReason};
 
 use crate::backend::{GameJob, LayerJob};
+pub(crate) use crate::bfs::Bfs;
 use crate::checkpoint::ReachStore;
 use crate::disjunction::or_all;
 use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
-use crate::image_pieces::{layer_image, ImagePace};
+use crate::image_pieces::layer_image;
 use crate::interrupt::Interrupt;
 use crate::prefix::ExplicitRun;
+use crate::reach_kept::{begin, keep_step, read_back};
 use crate::reach_slices::{Images, ReachSlicer};
 pub use crate::reach_stats::{LayerStats, ReachStats};
-use crate::solve::files::FileError;
 use crate::solve::slicing::Slicing;
 
 /// The result of [`reach`]: statistics, the reached set, and the layers if asked for.
@@ -64,110 +65,6 @@ pub fn reach_count<E: BddEngine>(
     reach_impl(g, None, Start::default(), limits, false, false, progress).stats
 }
 
-/// The state of a breadth-first search between layers.
-pub(crate) struct Bfs<E: BddEngine> {
-    /// The last layer.
-    pub(crate) frontier: E::Bdd,
-    /// Its non-terminal states.
-    pub(crate) expand: E::Bdd,
-    /// The union of the layers before `frontier` (kept unless counting a layered search).
-    pub(crate) reached: E::Bdd,
-    /// While layered: the potential of the initial state (layer `k` lies in
-    /// `levels[p0 + k]`), and the layers themselves when the union is not kept.
-    layered: Option<(usize, Vec<E::Bdd>)>,
-    /// Whether some layer had a successor in an earlier layer (known only once the layers
-    /// stopped lying in distinct potential levels; until then none can).
-    pub(crate) revisited: bool,
-    /// The layers expanded explicitly before the search ([`crate::ExplicitPrefix`]), replayed
-    /// first (a popped step is gone even if the layer then stops).
-    explicit: Option<ExplicitRun>,
-    /// How many layers were expanded explicitly.
-    pub(crate) explicit_layers: usize,
-    /// How long the images of the last layer took ([`crate::image_pieces::cluster_images`]).
-    pace: ImagePace,
-}
-
-impl<E: BddEngine> Bfs<E> {
-    /// The search before its first layer: the initial state as the frontier.
-    pub(crate) fn start(g: &SymbolicGame<'_, E>) -> Result<Bfs<E>, BddError> {
-        let e = g.engine();
-        let init = g.init().clone();
-        // The potential of the initial state, if potentials exist.
-        let layered = match g.potential_levels()? {
-            Some(levels) => {
-                let mut p0 = None;
-                for (p, level) in levels.iter().enumerate() {
-                    if !e.is_false(&e.and(&init, level)?) {
-                        p0 = Some(p);
-                    }
-                }
-                p0.map(|p| (p, Vec::new()))
-            }
-            None => None,
-        };
-        // Compiled within each layer: the terminal states are cut when the layer is expanded
-        // (`next_layer`), from the same compilation as its image.
-        let expand = match g.layerwise() {
-            Some(_) => init.clone(),
-            None => g.and_not_terminal(&init)?,
-        };
-        Ok(Bfs {
-            expand,
-            frontier: init,
-            reached: e.constant(false),
-            layered,
-            revisited: false,
-            explicit: None,
-            explicit_layers: 0,
-            pace: ImagePace::default(),
-        })
-    }
-
-    /// A search read back: `frontier`, the first layer not finished, and `reached`, the union
-    /// of the finished ones; `potential` while every finished layer lay in its own level of the
-    /// potential (see [`reach`]), `revisited` if some layer had a successor in an earlier one.
-    pub(crate) fn resumed(
-        g: &SymbolicGame<'_, E>,
-        frontier: E::Bdd,
-        reached: E::Bdd,
-        potential: bool,
-        revisited: bool,
-        keep_reached: bool,
-    ) -> Result<Bfs<E>, BddError> {
-        let mut bfs = Bfs::start(g)?;
-        bfs.expand = match g.layerwise() {
-            Some(_) => frontier.clone(),
-            None => g.and_not_terminal(&frontier)?,
-        };
-        bfs.frontier = frontier;
-        match (&mut bfs.layered, potential) {
-            (Some((_, kept)), true) if !keep_reached => kept.push(reached),
-            (Some(_), true) => bfs.reached = reached,
-            _ => {
-                bfs.layered = None;
-                bfs.reached = reached;
-            }
-        }
-        bfs.revisited = revisited;
-        Ok(bfs)
-    }
-
-    /// Whether every layer so far lies in its own level of the potential.
-    pub(crate) fn potential(&self) -> bool {
-        self.layered.is_some()
-    }
-
-    /// The search before its first layer, whose first layers replay `explicit`.
-    pub(crate) fn start_with(
-        g: &SymbolicGame<'_, E>,
-        explicit: Option<ExplicitRun>,
-    ) -> Result<Bfs<E>, BddError> {
-        let mut bfs = Bfs::start(g)?;
-        bfs.explicit = explicit;
-        Ok(bfs)
-    }
-}
-
 /// How the report names the partitioning of a game compiled within each layer once an image
 /// took the roles' moves one role at a time (joint moves that would be too many).
 pub const FACTORED: &str = "within each layer, moves one role at a time";
@@ -207,6 +104,7 @@ fn step_layer<E: BddEngine>(
     let mut layered = bfs.layered.clone();
     let mut reached = bfs.reached.clone();
     match &mut layered {
+        Some(_) if !keep_reached && bfs.on_disk.is_some() => {}
         Some((_, kept)) if !keep_reached => kept.push(bfs.frontier.clone()),
         _ => {
             reached = e.or(&reached, &bfs.frontier)?;
@@ -279,8 +177,11 @@ fn step_layer<E: BddEngine>(
             None => e.is_false(&union),
         };
         if !fits {
-            if !keep_reached {
-                reached = or_all(e, std::mem::take(kept))?;
+            match &bfs.on_disk {
+                _ if keep_reached => {}
+                // The caller reads them back and takes them out of the new layer.
+                Some(_) => bfs.read_back = true,
+                None => reached = or_all(e, std::mem::take(kept))?,
             }
             layered = None;
         }
@@ -399,144 +300,6 @@ impl ReachStats {
             ..ReachStats::default()
         }
     }
-}
-
-/// Why a search kept in a directory could not start.
-enum StoreStop {
-    /// The engine ran out of nodes.
-    Engine,
-    /// The directory could not be read or written.
-    File(FileError),
-}
-
-impl From<BddError> for StoreStop {
-    fn from(_: BddError) -> Self {
-        StoreStop::Engine
-    }
-}
-
-impl From<FileError> for StoreStop {
-    fn from(e: FileError) -> Self {
-        StoreStop::File(e)
-    }
-}
-
-impl StoreStop {
-    fn reason(&self) -> Option<StopReason> {
-        match self {
-            StoreStop::Engine => Some(StopReason::OutOfMemory),
-            StoreStop::File(_) => None,
-        }
-    }
-
-    fn file_error(&self) -> Option<String> {
-        match self {
-            StoreStop::Engine => None,
-            StoreStop::File(e) => Some(e.to_string()),
-        }
-    }
-}
-
-/// The search kept in `store` read back: its frontier, the union of its finished layers (or,
-/// while layered and not keeping the union, the one earlier "layer" to join if that ends), its
-/// finished layers' rows in `stats`.
-fn resumed<E: BddEngine>(
-    g: &SymbolicGame<'_, E>,
-    store: &mut ReachStore,
-    keep_reached: bool,
-    stats: &mut ReachStats,
-) -> Result<Bfs<E>, StoreStop> {
-    let e = g.engine();
-    let r = store.resume(e)?;
-    let m = &r.manifest;
-    let bfs = Bfs::resumed(
-        g,
-        r.frontier,
-        r.reached,
-        m.layered,
-        m.revisited,
-        keep_reached,
-    )?;
-    let mut bfs = bfs;
-    bfs.explicit_layers = r.manifest.explicit_layers;
-    stats.explicit_layers = r.manifest.explicit_layers;
-    for l in &r.manifest.layers {
-        stats.states += &l.states;
-        stats.terminal += &l.terminal;
-    }
-    stats.layers = r.manifest.layers;
-    stats.sittings = r.manifest.sittings;
-    Ok(bfs)
-}
-
-/// The search before its first layer: from the initial state (kept as layer 0 in `store`), or
-/// read back from `store`.
-fn begin<E: BddEngine>(
-    g: &SymbolicGame<'_, E>,
-    explicit: Option<ExplicitRun>,
-    store: Option<&mut ReachStore>,
-    keep_reached: bool,
-    stats: &mut ReachStats,
-) -> Result<Bfs<E>, StoreStop> {
-    match store {
-        Some(s) if s.resuming() => resumed(g, s, keep_reached, stats),
-        Some(s) => {
-            let b = Bfs::start_with(g, explicit)?;
-            s.save_layer(g.engine(), 0, &b.frontier)?;
-            s.save(&[], false, b.layered.is_some(), false, 0)?;
-            Ok(b)
-        }
-        None => Ok(Bfs::start_with(g, explicit)?),
-    }
-}
-
-/// Keeps a finished step in `store`: the new layer's file first, then the manifest that names
-/// the layers before it finished.
-fn keep<E: BddEngine>(
-    g: &SymbolicGame<'_, E>,
-    store: Option<&mut ReachStore>,
-    bfs: &Bfs<E>,
-    stats: &ReachStats,
-    new: &E::Bdd,
-) -> Result<(), FileError> {
-    let Some(s) = store else {
-        return Ok(());
-    };
-    let complete = g.engine().is_false(new);
-    if !complete {
-        s.save_layer(g.engine(), stats.layers.len(), new)?;
-    }
-    let (layered, revisited) = (bfs.layered.is_some(), bfs.revisited);
-    s.save(
-        &stats.layers,
-        complete,
-        layered,
-        revisited,
-        bfs.explicit_layers,
-    )
-}
-
-/// Keeps a finished step ([`keep`]) with, in the last layer's row, how its slices went if it
-/// was expanded in slices (their files are removed once the new layer is kept).
-fn keep_step<E: BddEngine>(
-    g: &SymbolicGame<'_, E>,
-    store: Option<&mut ReachStore>,
-    slicer: Option<&ReachSlicer<'_>>,
-    bfs: &Bfs<E>,
-    stats: &mut ReachStats,
-    new: &E::Bdd,
-) -> Result<(), FileError> {
-    let sliced = slicer.and_then(ReachSlicer::take_stats);
-    let in_slices = sliced.is_some();
-    if let Some(row) = stats.layers.last_mut() {
-        row.sliced = sliced;
-    }
-    keep(g, store, bfs, stats, new)?;
-    let last = stats.layers.len().checked_sub(1);
-    if let (Some(s), Some(k)) = (slicer.filter(|_| in_slices), last) {
-        s.remove(k);
-    }
-    Ok(())
 }
 
 /// What a search reports after a layer: whether the moves of a game compiled within each layer
@@ -660,7 +423,11 @@ pub(crate) fn reach_impl<E: BddEngine>(
         match stepped {
             // The step expanded states where an assumed group breaks: its image is void.
             Ok(_) if g.assumption_broken() => break,
-            Ok((new, new_expand)) => {
+            Ok((mut new, mut new_expand)) => {
+                if let Err(err) = read_back(g, &mut bfs, k, &mut new, &mut new_expand) {
+                    stats.store_error = Some(err.to_string());
+                    break;
+                }
                 let slicer = slicer.as_ref();
                 let kept = keep_step(g, store.as_deref_mut(), slicer, &bfs, &mut stats, &new);
                 if let Err(err) = kept {
