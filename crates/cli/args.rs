@@ -200,10 +200,11 @@ pub struct EngineArgs<K: EngineDefaults> {
           value_parser = clap::value_parser!(u32).range(NODES_LOG2_MIN as i64..=32))]
     pub nodes_log2: u32,
     /// oxidd apply-cache size as a power of two (2^N entries, N from 8 to 32, allocated at
-    /// start, 32 bytes an entry: about 0.25 GB at 23).
-    #[arg(long, value_name = "N", default_value = K::FLAGS.cache_log2,
-          value_parser = clap::value_parser!(u32).range(8..=32))]
-    pub cache_log2: u32,
+    /// start, 32 bytes an entry: about 0.25 GB at 23). Default: 22 for `reach`, 23 for the
+    /// commands that solve; with --memory, about a tenth of that memory (2^26 entries in 20G),
+    /// never less than the default and at most 2^28.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(8..=32))]
+    pub cache_log2: Option<u32>,
     /// The most memory the run may use, e.g. 20G, 512M, 3.5G or a number of bytes (K, M, G
     /// and T are powers of 1024). oxidd's node table is sized to fit in it beside its cache
     /// (instead of --nodes-log2), and the run stops with "memory limit reached" (exit code 3,
@@ -281,6 +282,16 @@ fn safe_share() -> Option<u64> {
     symgame_limits::machine_memory().map(|m| m / 4 * 3)
 }
 
+/// The apply cache (log2 of its entries) of a run in `memory` bytes: about a tenth of them, at
+/// least 2^`default` entries and at most 2^28. On Connect Four 7×6 reachability (`--memory 8G`,
+/// one thread), ply 21 took 38.8 s with 2^22 entries, 26.9 s with 2^24 and 22.8 s with 2^26:
+/// layers of millions of nodes miss a small cache.
+fn cache_for_memory(memory: u64, default: u32) -> u32 {
+    let entries = memory / 10 / CACHE_ENTRY_BYTES;
+    let log2 = entries.checked_ilog2().unwrap_or(0);
+    log2.clamp(default, 28.max(default))
+}
+
 /// The node table that fits in `memory` bytes beside a cache of 2^`cache_log2` entries.
 fn nodes_within(memory: u64, cache_log2: u32) -> Result<usize, String> {
     let cache = CACHE_ENTRY_BYTES << cache_log2;
@@ -340,17 +351,28 @@ fn check_table_fits(nodes_log2: u32, cache_log2: u32, memory: u64) -> Result<(),
 }
 
 impl<K: EngineDefaults> EngineArgs<K> {
+    /// `--cache-log2` as given, else with `--memory` on oxidd the cache for that memory
+    /// ([`cache_for_memory`]), else the command's default.
+    pub fn cache_log2(&self) -> u32 {
+        let default = K::FLAGS.cache_log2.parse().unwrap_or(22);
+        match (self.cache_log2, self.memory) {
+            (Some(n), _) => n,
+            (None, Some(m)) if self.backend == Backend::Oxidd => cache_for_memory(m, default),
+            (None, _) => default,
+        }
+    }
+
     /// The engine parameters; refused (exit code 2) if oxidd's tables do not fit in the
     /// machine's memory.
     pub fn config(&self) -> Result<EngineConfig, Failure> {
         let node_capacity = match self.memory {
             Some(memory) if self.backend == Backend::Oxidd => {
-                nodes_within(memory, self.cache_log2).map_err(Failure::input)?
+                nodes_within(memory, self.cache_log2()).map_err(Failure::input)?
             }
             _ => {
                 if self.backend == Backend::Oxidd {
                     if let Some(memory) = symgame_limits::machine_memory() {
-                        check_table_fits(self.nodes_log2, self.cache_log2, memory)
+                        check_table_fits(self.nodes_log2, self.cache_log2(), memory)
                             .map_err(Failure::input)?;
                     }
                 }
@@ -360,7 +382,7 @@ impl<K: EngineDefaults> EngineArgs<K> {
         Ok(EngineConfig {
             threads: self.threads,
             node_capacity,
-            cache_capacity: 1usize << self.cache_log2,
+            cache_capacity: 1usize << self.cache_log2(),
         })
     }
 
@@ -693,6 +715,11 @@ mod tests {
         for bad in ["", "G", "-1G", "20X", "1e30G", "inf", "nan", "1M"] {
             assert!(parse_memory(bad).is_err(), "{bad:?}");
         }
+        // The cache --memory gives: a tenth of it, within 2^default and 2^28.
+        assert_eq!(cache_for_memory(20 * gib, 22), 26);
+        assert_eq!(cache_for_memory(8 * gib, 22), 24);
+        assert_eq!(cache_for_memory(gib, 22), 22);
+        assert_eq!(cache_for_memory(1 << 40, 23), 28);
         // 20 GiB with a 2^23 cache: about 465 M nodes; the cache alone can take it all.
         let nodes = nodes_within(20 * gib, 23).unwrap();
         assert!((460_000_000..470_000_000).contains(&nodes), "{nodes}");

@@ -274,7 +274,7 @@ impl<K: EngineDefaults> JobSpec<'_, K> {
         for (flag, value) in [
             ("--backend", engine.backend.to_string()),
             ("--threads", threads.to_string()),
-            ("--cache-log2", engine.cache_log2.to_string()),
+            ("--cache-log2", engine.cache_log2().to_string()),
         ] {
             args.extend([flag.into(), value.into()]);
         }
