@@ -79,6 +79,7 @@ pub fn bundled_games_but_the_largest() -> Vec<String> {
         "connect4_6x4",
         "connect4_5x5",
         "connect4_6x5",
+        "connect4_6x6",
         "connect4_7x6",
         "eight_puzzle",
     ];
