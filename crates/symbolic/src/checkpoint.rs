@@ -256,11 +256,6 @@ pub(crate) struct LayerReader {
 }
 
 impl LayerReader {
-    /// The directory.
-    pub(crate) fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// Layer `k`, checked to be of this search.
     pub(crate) fn read<E: BddEngine>(&self, e: &E, k: usize) -> Result<E::Bdd, FileError> {
         let path = layer_file(&self.dir, k);

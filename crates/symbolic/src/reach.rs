@@ -424,8 +424,9 @@ pub(crate) fn reach_impl<E: BddEngine>(
             // The step expanded states where an assumed group breaks: its image is void.
             Ok(_) if g.assumption_broken() => break,
             Ok((mut new, mut new_expand)) => {
-                if let Err(err) = read_back(g, &mut bfs, k, &mut new, &mut new_expand) {
-                    stats.store_error = Some(err.to_string());
+                if let Err(why) = read_back(g, &mut bfs, k, &mut new, &mut new_expand) {
+                    stats.stopped = why.reason();
+                    stats.store_error = why.file_error();
                     break;
                 }
                 let slicer = slicer.as_ref();

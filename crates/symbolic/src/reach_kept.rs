@@ -161,16 +161,15 @@ pub(crate) fn read_back<E: BddEngine>(
     k: usize,
     new: &mut E::Bdd,
     new_expand: &mut E::Bdd,
-) -> Result<(), FileError> {
+) -> Result<(), StoreStop> {
     let Some(reader) = bfs.on_disk.as_ref().filter(|_| bfs.read_back) else {
         return Ok(());
     };
     bfs.read_back = false;
     let e = g.engine();
     let reached = reader.union(e, k + 1)?;
-    let engine = |err: BddError| FileError::format(reader.dir(), &err.to_string());
-    let fresh = e.and_not(new, &reached).map_err(engine)?;
-    *new_expand = e.and(new_expand, &fresh).map_err(engine)?;
+    let fresh = e.and_not(new, &reached)?;
+    *new_expand = e.and(new_expand, &fresh)?;
     bfs.revisited |= fresh != *new;
     *new = fresh;
     bfs.reached = reached;
