@@ -378,3 +378,52 @@ fn a_cost_relation_of_the_wrong_arity_is_an_error() {
     assert_eq!(err.kind(), symgame_gdl::ErrorKind::BadCost);
     assert!(err.message().contains("3 arguments"), "{err}");
 }
+
+/// A sealed-bid duel over 0..=N: both pay the lower bid and the higher bidder scores 3.
+fn bid_duel(n: u32) -> String {
+    let mut t = String::from(
+        "(role a) (role b) (init (apurse 12)) (init (bpurse 12))
+         (<= (legal a (bid ?x)) (true (apurse ?p)) (le ?x ?p))
+         (<= (legal b (bid ?x)) (true (bpurse ?p)) (le ?x ?p))
+         (<= (lower ?x ?y ?x) (le ?x ?y))
+         (<= (lower ?x ?y ?y) (lt ?y ?x))
+         (<= (aprize 3) (does a (bid ?x)) (does b (bid ?y)) (lt ?y ?x))
+         (<= (aprize 0) (does a (bid ?x)) (does b (bid ?y)) (le ?x ?y))
+         (<= (bprize 3) (does a (bid ?x)) (does b (bid ?y)) (lt ?x ?y))
+         (<= (bprize 0) (does a (bid ?x)) (does b (bid ?y)) (le ?y ?x))
+         (<= (next (apurse ?q)) (true (apurse ?p)) (does a (bid ?x)) (does b (bid ?y))
+             (lower ?x ?y ?m) (aprize ?w) (plus ?rest ?m ?p) (plus ?rest ?w ?q))
+         (<= (next (bpurse ?q)) (true (bpurse ?p)) (does a (bid ?x)) (does b (bid ?y))
+             (lower ?x ?y ?m) (bprize ?w) (plus ?rest ?m ?p) (plus ?rest ?w ?q))
+         (<= (plus ?x 0 ?x) (num ?x))
+         (<= (plus ?x ?y2 ?z2) (succ ?y ?y2) (plus ?x ?y ?z) (succ ?z ?z2))
+         (<= (le ?x ?y) (plus ?x ?d ?y))
+         (<= (lt ?x ?y) (plus ?x ?d ?y) (distinct ?d 0))
+         (<= terminal (true (apurse 0)))
+         (<= terminal (true (bpurse 0)))
+         (<= (goal ?r 100) (role ?r) terminal)
+         (<= (goal ?r 0) (role ?r) (not terminal))\n",
+    );
+    for i in 0..=n {
+        t.push_str(&format!("(num {i}) "));
+        if i < n {
+            t.push_str(&format!("(succ {i} {})\n", i + 1));
+        }
+    }
+    t
+}
+
+#[test]
+fn a_projection_chain_joins_the_bids_before_the_purse() {
+    // A purse's next value reads the purse, both bids, the lower bid and the prize. Joined in
+    // the greedy order (the purse first, then what shares its variable), one join binds the
+    // rest of the purse, the lower bid and both bids: about N^3 ground rules. The order the
+    // join cost model chooses joins the bids and the lower bid first, then the purse: about
+    // N^2.
+    let n = 30;
+    let text = bid_duel(n);
+    let g = ground_with_demand(&text, true);
+    let n = n as usize;
+    assert!(g.stats.ground_rules < n * n * n / 3, "{:?}", g.stats);
+    assert_eq!(behaviour(&g), behaviour(&ground_with_demand(&text, false)));
+}

@@ -4,6 +4,7 @@
 //! it does not depend on the rest of the body, and long bodies are cut where a variable stops
 //! being needed. Every cut-off part becomes an auxiliary relation with a fresh symbol.
 
+use crate::chain_order::{Joins, VarSet};
 use crate::pattern::Pattern;
 use crate::rule::{CRule, Item};
 use crate::terms::TermStore;
@@ -298,7 +299,7 @@ fn project_chain(r: &CRule, next: &mut u32) -> Vec<CRule> {
             seen.extend(vars_of_item(Item::Pos(k)));
             order.push(k);
         }
-        order
+        cheaper_order(r, &head_vars, &rest, order)
     };
     for (n, &k) in order.iter().enumerate() {
         prefix.push(Item::Pos(k));
@@ -350,6 +351,50 @@ fn project_chain(r: &CRule, next: &mut u32) -> Vec<CRule> {
     }
     out.push(last);
     out
+}
+
+/// The cheapest order of `r`'s positive literals under the join cost model of
+/// [`chain_order`](crate::chain_order) if its widest join binds fewer variables than
+/// the widest of `greedy`, else `greedy`. The model guesses every variable's number of values
+/// and knows nothing of the values demand restriction passes down, so an order that is only
+/// cheaper in total can be dearer in fact (`god`'s neighbour count, whose source order
+/// follows the count from the 0 its callers pass: 12,958 ground rules, 136,433 in the
+/// model's cheapest order); a narrower widest join is the gain that survives the guess
+/// (`gt_attrition`: 2,840,793 ground rules and 1,426,680 gates before, 93,593 and 23,176).
+fn cheaper_order(
+    r: &CRule,
+    head_vars: &HashSet<u32>,
+    rest: &[Item],
+    greedy: Vec<usize>,
+) -> Vec<usize> {
+    let bits = |vs: Vec<u32>| -> Option<VarSet> {
+        vs.into_iter()
+            .try_fold(0, |a: VarSet, v| (v < VarSet::BITS).then(|| a | 1 << v))
+    };
+    let joins = (|| {
+        let pos = (0..r.pos.len())
+            .map(|k| bits(r.item_vars(Item::Pos(k))))
+            .collect::<Option<Vec<_>>>()?;
+        let mut always = bits(head_vars.iter().copied().collect())?;
+        let mut constraints = Vec::new();
+        for &it in rest {
+            let vs = bits(r.item_vars(it))?;
+            match it {
+                Item::Equal(_) => always |= vs,
+                _ => constraints.push(vs),
+            }
+        }
+        Some(Joins {
+            pos,
+            constraints,
+            always,
+        })
+    })();
+    let Some(joins) = joins else { return greedy };
+    match joins.cheapest() {
+        Some(best) if joins.max_width(&best) < joins.max_width(&greedy) => best,
+        _ => greedy,
+    }
 }
 
 fn split_rule(r: &CRule, next: &mut u32) -> Option<Vec<CRule>> {

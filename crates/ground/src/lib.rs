@@ -15,6 +15,7 @@
 //! Architecture invariant: this crate depends only on `symgame-gdl`; it knows nothing about
 //! BDDs or search.
 
+mod chain_order;
 mod circuit;
 mod complete;
 mod cost;
