@@ -92,7 +92,10 @@ impl<E: BddEngine> Bfs<E> {
             None => g.and_not_terminal(&frontier)?,
         };
         bfs.frontier = frontier;
+        let e = g.engine();
         match (&mut bfs.layered, potential) {
+            // read back from a directory, the finished layers stay there (`on_disk`)
+            (Some(_), true) if !keep_reached && e.is_false(&reached) => {}
             (Some((_, kept)), true) if !keep_reached => kept.push(reached),
             (Some(_), true) => bfs.reached = reached,
             _ => {
