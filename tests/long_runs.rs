@@ -123,6 +123,35 @@ fn a_search_stopped_at_a_limit_resumes_to_the_counts_and_files_of_one_run() {
 }
 
 #[test]
+fn a_layer_file_spoilt_before_it_is_read_back_is_a_clear_error() {
+    // fill_reset's layers lie in levels of a potential until its board is cleared, so a search
+    // kept in a directory reads its finished layers back only then (after layer 3). A layer
+    // file spoilt in between gives an error that names it when it is read back, with the
+    // finished layers kept.
+    let scratch = symgame_testkit::scratch_dir!("long-runs", "spoilt");
+    let dir = scratch.join("kept");
+    let d = dir.to_str().unwrap();
+    let game = "tests/games/fill_reset.kif";
+    let (code, first, err) = reach(&[game, "--resume", d, "--node-limit", "14"]);
+    assert_eq!(code, 3, "{err}");
+    let done = counts(&first).len();
+    assert!((2..4).contains(&done), "{done} layers");
+    // Layer 0 is read back only when the board is cleared; the frontier's file is read at once.
+    let before = std::fs::read_to_string(dir.join("reach.json")).unwrap();
+    std::fs::write(dir.join("reach-0000.layer"), b"not a layer").unwrap();
+    let (code, _, err) = symgame(&["reach", "--threads", "1", game, "--resume", d]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("reach-0000.layer"), "{err}");
+    assert!(err.contains("finished layers, kept in"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // Nothing finished is lost: the manifest names at least the layers it named before.
+    let m = manifest(&dir).expect("a manifest");
+    let kept: Value = serde_json::from_str(&before).unwrap();
+    assert!(m["layers"].as_array().unwrap().len() >= kept["layers"].as_array().unwrap().len());
+    assert_eq!(m["complete"], false);
+}
+
+#[test]
 fn a_killed_search_resumes_from_its_last_finished_layer() {
     let scratch = symgame_testkit::scratch_dir!("long-runs", "killed");
     let game = "gdl/connect4_6x4.kif";

@@ -349,14 +349,13 @@ pub fn run(a: Args) -> Result<(), Failure> {
         ));
     }
     if let (Some(e), Some(store)) = (&stats.store_error, &store) {
-        return Err(Failure::new(
-            Kind::Input,
-            format!(
-                "{e}; the search stopped after {} finished layers, kept in {}",
-                stats.layers.len(),
-                store.dir().display()
-            ),
-        ));
+        let dir = store.dir().display();
+        let kept = match stats.layers.len() {
+            // Stopped while reading the search back: its manifest is as it was.
+            0 => format!("the layers finished before are kept in {dir}"),
+            n => format!("the search stopped after {n} finished layers, kept in {dir}"),
+        };
+        return Err(Failure::new(Kind::Input, format!("{e}; {kept}")));
     }
     let setup_phases = log.phases();
     let facts = RunFacts {
