@@ -9,10 +9,10 @@
 //! literals, for bodies of up to [`EXACT_MAX_LITERALS`] positive literals.
 //!
 //! Example (`gt_attrition`): `next(score xn) <= true(score x), does(w, bid x1), does(b, bid
-//! y1), min(x1, y1, m), w1(s), sum(x2, m, x), sum(x2, s, xn)`. Joining in source order binds
-//! `x`, `x2`, `m`, `x1` and `y1` at once (about 100^3 ground rules over five variables of
-//! which `m` is dead); joining the bids and `min` first leaves `m` alone, then `sum` and
-//! `true` leave `x2` alone: at most three variables bound in any join.
+//! y1), min(x1, y1, m), w1(s), sum(x2, m, x), sum(x2, s, xn)`. The greedy order (the score,
+//! then the `sum` that shares its variable, then `min`) binds `x2`, `m`, `x1` and `y1` in one
+//! join (about 100^3 ground rules); joining the bids and `min` first leaves `m` alone, then
+//! `sum` and `true` leave `x2` alone: at most three variables bound in any join.
 
 /// The guessed number of values of a variable.
 const DOMAIN_GUESS: f64 = 16.0;
