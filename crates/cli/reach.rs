@@ -218,6 +218,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             // Reachability needs only images: a game too large to compile once is compiled
             // within each layer.
             layerwise_fallback: true,
+            move_vars: true,
             // Where the mutex proof gives up, the groups that playouts did not break are
             // assumed and checked by the search; if one breaks, the set-up runs again.
             assume_groups: retry.assume_groups(),

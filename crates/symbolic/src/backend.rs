@@ -66,13 +66,17 @@ impl<'a> Setup<'a> {
         }
     }
 
-    /// Creates an engine of the backend with the encoding's variables, compiles the game in
-    /// it and runs `job`.
+    /// Creates an engine of the backend with the encoding's variables (and after them the
+    /// move variables, with [`SymbolicOptions::move_vars`]), compiles the game in it and runs
+    /// `job`.
     pub fn run<T: Send, Er: From<SymbolicError> + Send>(
         self,
         job: impl GameJob<T, Er> + Send,
     ) -> Result<T, Er> {
-        let n = self.encoding.num_vars();
+        let mut n = self.encoding.num_vars();
+        if self.opts.move_vars && self.opts.layerwise_fallback {
+            n += crate::move_vars::MoveVars::count(self.game);
+        }
         let (backend, config) = (self.backend, self.config);
         let job = Compiled { setup: self, job };
         backend.run(n, config, job).map_err(SymbolicError::from)?

@@ -59,6 +59,9 @@ pub(crate) struct Compiler<'a, E: BddEngine> {
     /// replaced by its AND with the set, and a gate of a cyclic block always is, so that the
     /// fixpoint iteration compares values that are exact within the set).
     care: Option<(E::Bdd, usize)>,
+    /// Per move signal: its BDD over move variables, while the `next` cone is evaluated with
+    /// the moves as variables ([`Self::set_symbolic_moves`]); `None`: moves are constants.
+    move_bdds: Option<Vec<E::Bdd>>,
 }
 
 impl<'a, E: BddEngine> Compiler<'a, E> {
@@ -88,6 +91,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
             deadline: None,
             gate_nodes: None,
             care: None,
+            move_bdds: None,
         }
     }
 
@@ -296,7 +300,10 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         } else if s <= nf {
             self.fluents[(s - 1) as usize].clone()
         } else if s < ni {
-            self.e.constant(self.moves[(s - nf - 1) as usize])
+            match &self.move_bdds {
+                Some(m) => m[(s - nf - 1) as usize].clone(),
+                None => self.e.constant(self.moves[(s - nf - 1) as usize]),
+            }
         } else {
             self.stored((s - ni) as usize)
                 .clone()
@@ -459,6 +466,10 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
     /// other gates (a whole cyclic block if one of its gates is reached). Every other gate
     /// reads only false move signals, so its base value is its value under `jm`.
     pub(crate) fn set_joint_move(&mut self, jm: &[usize]) -> BddResult<()> {
+        if self.move_bdds.take().is_some() {
+            self.local.fill(None);
+            self.stamp = self.stamp.wrapping_add(1);
+        }
         if self.base.is_none() {
             self.build_base()?;
         }
@@ -541,6 +552,26 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         Ok(())
     }
 
+    /// Evaluates the `next` cone with every move signal read as a BDD over move variables:
+    /// `moves[i]` for the move signal `i` (in [`GroundGame::move_signal`] order), so that a
+    /// fluent's next function is a BDD over the current and the move variables (the
+    /// move-independent gates must have been evaluated). Until the next
+    /// [`Self::set_joint_move`], [`Self::next_may_change`] says true for every fluent.
+    pub(crate) fn set_symbolic_moves(&mut self, moves: Vec<E::Bdd>) -> BddResult<()> {
+        debug_assert_eq!(moves.len(), self.moves.len());
+        for g in std::mem::take(&mut self.dirty) {
+            self.local[g] = None;
+        }
+        self.move_bdds = Some(moves);
+        let needed = std::mem::take(&mut self.next_needed);
+        // `stored` reads the base for a gate with no local value: evaluate without it.
+        let base = self.base.take();
+        let r = self.eval(&needed, true);
+        self.base = base;
+        self.next_needed = needed;
+        r
+    }
+
     /// The base of [`Self::set_joint_move`]: the `next` cone with every move false, the
     /// readers of every signal within the cone, and which fluents the base changes.
     fn build_base(&mut self) -> BddResult<()> {
@@ -580,6 +611,9 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
     /// current value (false: its next function is the fluent itself). Cheap: no BDD is
     /// compared unless the joint move reaches the fluent's next gate.
     pub(crate) fn next_may_change(&self, f: usize) -> bool {
+        if self.move_bdds.is_some() {
+            return true;
+        }
         let s = self.game.next[f].signal();
         let ni = self.game.circuit.num_inputs;
         if s < ni {

@@ -39,7 +39,7 @@ pub struct SymbolicGame<'e, E: BddEngine> {
     partitions: Vec<Partition<E>>,
     clusters: Vec<Partition<E>>,
     /// `Some` when the game is compiled within each layer (then there are no partitions).
-    layerwise: Option<Layerwise>,
+    pub(crate) layerwise: Option<Layerwise>,
     has_successor: OnceLock<E::Bdd>,
     potential: OnceLock<Option<Vec<E::Bdd>>>,
     /// Set when a search found an assumed group broken ([`Self::assumption_broken`]).
@@ -192,6 +192,10 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             witness: Default::default(),
             owners: crate::layerwise::owners(game, &g.encoding),
             factored: Default::default(),
+            move_vars: crate::move_vars::MoveVars::fit(e.num_vars(), game, &g.encoding),
+            move_vars_above: crate::move_vars::MOVE_VARS_ABOVE,
+            with_move_vars: Default::default(),
+            move_vars_lost: Default::default(),
             explicit: ExplicitLayers::new(opts.explicit_layers),
         });
         Ok(g)
@@ -315,7 +319,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         opts.phase_done(live());
         // One relation per joint move, then clusters with their terminal parts.
         opts.phase("relations");
-        let partitions = partition::per_joint_move(e, enc, &mut comp, game, joint, opts)?;
+        let partitions = partition::per_joint_move(e, enc, &mut comp, game, joint, opts, capped)?;
         drop(comp);
         opts.phase_done(live());
         opts.phase("clustering");

@@ -24,6 +24,7 @@ use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::joint_moves::{joint_moves, joint_moves_where};
 use crate::layer_explicit::ExplicitLayers;
+use crate::move_vars::MoveVars;
 use crate::next_bits::{group_violation, group_violation_of, next_bit_functions};
 use crate::partition::Partition;
 
@@ -57,6 +58,16 @@ pub(crate) struct Layerwise {
     pub(crate) owners: Option<Vec<Option<usize>>>,
     /// Set once an image took the roles' moves one role at a time (for the report).
     pub(crate) factored: std::sync::atomic::AtomicBool,
+    /// The move variables, if the engine has them ([`crate::SymbolicOptions::move_vars`]).
+    pub(crate) move_vars: Option<MoveVars>,
+    /// A layer with more joint moves than this (and than twice its moves, [`explodes`]) takes
+    /// its image with the moves as variables ([`crate::move_vars::MOVE_VARS_ABOVE`]; 0: every layer).
+    pub(crate) move_vars_above: usize,
+    /// Set once an image with the moves as variables ran past its share of the time left (or
+    /// out of nodes): the layers are then taken one joint move at a time.
+    pub(crate) move_vars_lost: std::sync::atomic::AtomicBool,
+    /// Set once an image took the moves as variables (for the report).
+    pub(crate) with_move_vars: std::sync::atomic::AtomicBool,
     /// The layers expanded state by state where that is predicted cheaper.
     pub(crate) explicit: ExplicitLayers,
 }
@@ -194,8 +205,60 @@ impl Layerwise {
         let mut legal = comp.legal()?;
         let stop = || guard.map_or(Ok(()), |g| g.check());
         let expired = || stop().is_err();
-        if let Some(owners) = &self.owners {
+        let mut known_moves = None;
+        if let Some(vars) = &self.move_vars {
             let moves = moves_in(e, &legal, &expand, &expired)?;
+            let factors = self.owners.is_some() && worth_factoring(&moves);
+            let lost = self
+                .move_vars_lost
+                .load(std::sync::atomic::Ordering::Relaxed);
+            if !factors && !lost && explodes(&moves, self.move_vars_above) {
+                // Until a first image with the moves as variables is done, a race: past a
+                // third of the time left, one joint move at a time for good.
+                let won = self
+                    .with_move_vars
+                    .load(std::sync::atomic::Ordering::Relaxed);
+                let until = guard
+                    .and_then(|g| g.time_left())
+                    .filter(|_| !won)
+                    .map(|left| std::time::Instant::now() + left / 3);
+                let within = || {
+                    stop()?;
+                    match until {
+                        Some(t) if std::time::Instant::now() >= t => Err(StopReason::TimeLimit),
+                        _ => Ok(()),
+                    }
+                };
+                let tried = crate::move_vars::image(
+                    e, enc, &self.game, vars, &mut comp, &legal, &moves, &expand, &within,
+                );
+                match tried {
+                    Ok(done) => {
+                        self.with_move_vars
+                            .store(true, std::sync::atomic::Ordering::Relaxed);
+                        if let Some(at) = done.broken_at {
+                            self.note_break(e, enc, &at);
+                        }
+                        return Ok((expand, done.image));
+                    }
+                    Err(
+                        SymbolicError::Stopped(StopReason::TimeLimit)
+                        | SymbolicError::Bdd(BddError::OutOfMemory { .. } | BddError::Budget(_)),
+                    ) if stop().is_ok() => {
+                        self.move_vars_lost
+                            .store(true, std::sync::atomic::Ordering::Relaxed);
+                        e.gc();
+                    }
+                    Err(err) => return Err(err),
+                }
+            }
+            known_moves = Some(moves);
+        }
+        if let Some(owners) = &self.owners {
+            let moves = match known_moves.take() {
+                Some(m) => m,
+                None => moves_in(e, &legal, &expand, &expired)?,
+            };
             if worth_factoring(&moves) {
                 self.factored
                     .store(true, std::sync::atomic::Ordering::Relaxed);
@@ -203,6 +266,9 @@ impl Layerwise {
                     self.factored_image(e, enc, &mut comp, &legal, &moves, owners, &expand, &stop)?;
                 return Ok((expand, image));
             }
+            known_moves = Some(moves);
+        }
+        if let Some(moves) = known_moves {
             // The moves legal nowhere in the layer are known now: the joint moves skip them
             // (an AND with false) instead of meeting each with the layer again.
             for (ls, ms) in legal.iter_mut().zip(&moves) {
@@ -511,6 +577,24 @@ fn joint_moves_within<E: BddEngine>(
         meets,
         None,
     )
+}
+
+/// The joint moves of `moves` (per role, its moves), saturating.
+fn joint_count(moves: &[Vec<usize>]) -> usize {
+    moves
+        .iter()
+        .try_fold(1usize, |acc, m| acc.checked_mul(m.len()))
+        .unwrap_or(usize::MAX)
+}
+
+/// Whether the joint moves of `moves` (per role, its moves) explode: more than `above` of
+/// them, and more than twice the roles' moves together (a turn-taking layer, where one role
+/// chooses and the others wait, has about as many joint moves as moves; so does a game of one
+/// role). `above` 0 says yes to every layer (for the tests).
+fn explodes(moves: &[Vec<usize>], above: usize) -> bool {
+    let joint = joint_count(moves);
+    let sum: usize = moves.iter().map(Vec::len).sum();
+    above == 0 || (joint > above && joint > 2 * sum)
 }
 
 /// Whether taking the roles' moves one role at a time is worth it: at least two roles have a

@@ -63,6 +63,7 @@ mod interrupt;
 mod joint_moves;
 mod layer_explicit;
 mod layerwise;
+mod move_vars;
 pub mod mutex;
 mod options;
 mod order;

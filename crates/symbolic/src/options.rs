@@ -104,6 +104,12 @@ pub struct SymbolicOptions {
     /// each layer instead (only breadth-first search can use such a game: it has no
     /// partitions, so no pre-image). Off: such a game fails or stops as before.
     pub layerwise_fallback: bool,
+    /// With [`Self::layerwise_fallback`]: give the engine a group of move variables per role
+    /// ([`Setup::run`](crate::Setup::run)), so that a layer whose joint moves are many takes
+    /// its image with the moves as variables (module `move_vars`) instead of one joint move at
+    /// a time. The state sets never read these variables.
+    #[serde(default)]
+    pub move_vars: bool,
     /// With [`Self::layerwise_fallback`]: the largest move-independent condition compiled once
     /// over all states, in BDD nodes.
     pub max_condition_nodes: usize,
@@ -202,6 +208,7 @@ impl Default for SymbolicOptions {
             goals: true,
             formula_leaf_nodes: 20_000,
             layerwise_fallback: false,
+            move_vars: false,
             max_condition_nodes: 1_000_000,
             layerwise_cut_nodes: 256,
             explicit_layers: ExplicitLayerMode::Measured,

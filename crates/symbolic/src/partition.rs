@@ -310,7 +310,9 @@ pub(crate) fn restrict_conjunct_lists<E: BddEngine>(
 /// One partition per joint move of `joint` (each with the states where it is legal): the
 /// moves substituted as constants into the `next` circuit, only the bits they change
 /// constrained (frame by omission). A relation larger than [`SymbolicOptions::max_relation_nodes`]
-/// is kept as conjuncts; a relation that is empty is dropped.
+/// is kept as conjuncts; a relation that is empty is dropped. With `predict` (the caller has a
+/// fallback), fails with [`BddError::Budget`] as soon as the relations are predicted to end
+/// past the set-up deadline ([`past_share`]).
 pub(crate) fn per_joint_move<E: BddEngine>(
     e: &E,
     enc: &Encoding,
@@ -318,10 +320,16 @@ pub(crate) fn per_joint_move<E: BddEngine>(
     game: &GroundGame,
     joint: Vec<(JointMove, E::Bdd)>,
     opts: &SymbolicOptions,
+    predict: bool,
 ) -> Result<Vec<Partition<E>>, SymbolicError> {
-    let mut partitions = Vec::with_capacity(joint.len());
-    for (jm, cond) in joint {
+    let total = joint.len();
+    let started = std::time::Instant::now();
+    let mut partitions = Vec::with_capacity(total);
+    for (done, (jm, cond)) in joint.into_iter().enumerate() {
         opts.setup_expired().map_err(SymbolicError::Stopped)?;
+        if predict {
+            past_share(started, done, total, opts.setup_deadline)?;
+        }
         comp.set_joint_move(&jm)?;
         let fns = next_bit_functions(e, enc, comp, game)?;
         let violation = match group_violation(e, enc, comp, game)? {
@@ -355,6 +363,36 @@ pub(crate) fn per_joint_move<E: BddEngine>(
     }
     Ok(partitions)
 }
+
+/// With `done` of `total` relations built since `started`: fails with [`BddError::Budget`]
+/// when the rest, at the rate so far, would end past `deadline` (measured from
+/// [`PREDICT_AFTER`] relations and a quarter of a second on), so that a compilation with a
+/// fallback gives up at once instead of at its deadline.
+fn past_share(
+    started: std::time::Instant,
+    done: usize,
+    total: usize,
+    deadline: Option<std::time::Instant>,
+) -> Result<(), SymbolicError> {
+    let Some(deadline) = deadline else {
+        return Ok(());
+    };
+    let elapsed = started.elapsed();
+    if done < PREDICT_AFTER || elapsed < std::time::Duration::from_millis(250) {
+        return Ok(());
+    }
+    let rest = elapsed.mul_f64((total - done) as f64 / done as f64);
+    if std::time::Instant::now() + rest <= deadline {
+        return Ok(());
+    }
+    let whole = (elapsed + rest).as_secs_f64();
+    Err(SymbolicError::Bdd(BddError::Budget(format!(
+        "the relations of {total} joint moves predicted to take {whole:.1} s, past their share"
+    ))))
+}
+
+/// The relations built before [`per_joint_move`] predicts its end.
+const PREDICT_AFTER: usize = 8;
 
 /// The partitions merged into clusters: consecutive ones while the merged relation has at most
 /// `max_nodes` nodes (0: no merging), never two whose relations fix the turn groups to
@@ -531,4 +569,30 @@ fn implied_literals<E: BddEngine>(e: &E, f: &E::Bdd, vars: &[Var]) -> BddResult<
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    /// The relations give up once the rate of the first ones puts their end past the
+    /// deadline, not before eight of them and a quarter of a second, and never without a
+    /// deadline.
+    #[test]
+    fn relations_predicted_past_their_share_give_up() {
+        let now = Instant::now();
+        let started = now - Duration::from_secs(1);
+        // 10 relations a second: 990 more take 99 s.
+        let soon = Some(now + Duration::from_secs(5));
+        let late = Some(now + Duration::from_secs(200));
+        assert!(matches!(
+            past_share(started, 10, 1000, soon),
+            Err(SymbolicError::Bdd(BddError::Budget(_)))
+        ));
+        assert!(past_share(started, 10, 1000, late).is_ok());
+        assert!(past_share(started, 10, 1000, None).is_ok());
+        assert!(past_share(started, PREDICT_AFTER - 1, 1000, soon).is_ok());
+        assert!(past_share(now, 10, 1000, soon).is_ok(), "too soon to tell");
+    }
 }

@@ -69,6 +69,10 @@ pub fn reach_count<E: BddEngine>(
 /// took the roles' moves one role at a time (joint moves that would be too many).
 pub const FACTORED: &str = "within each layer, moves one role at a time";
 
+/// How the report names the partitioning of a game compiled within each layer once an image
+/// took the moves as BDD variables (module `move_vars`).
+pub const MOVE_VARIABLES: &str = "within each layer, moves as BDD variables";
+
 /// One layer: `frontier` (layer `k`) joins the reached states and the next layer and its
 /// non-terminal states are computed. `bfs` changes only on success. `on_expand` sees the
 /// non-terminal states of the frontier as soon as they are known, before any image (a game
@@ -308,6 +312,9 @@ fn note_layers<E: BddEngine>(g: &SymbolicGame<'_, E>, stats: &mut ReachStats) {
     if let Some(l) = g.layerwise() {
         if l.factored.load(std::sync::atomic::Ordering::Relaxed) {
             stats.partitioning = FACTORED.to_string();
+        }
+        if l.with_move_vars.load(std::sync::atomic::Ordering::Relaxed) {
+            stats.partitioning = MOVE_VARIABLES.to_string();
         }
     }
     stats.explicit_later = (g.explicit_layers().won).load(std::sync::atomic::Ordering::Relaxed);

@@ -310,3 +310,36 @@ fn a_broken_group_is_found_with_the_moves_one_role_at_a_time() {
     assert_eq!(got, want[..8]);
     witness_shows_the_break(&game, &g, &stats);
 }
+
+/// [`rare_simultaneous`] with twenty moves each and a fluent that reads both roles' moves
+/// (`same`: both played the same move), so that the moves cannot be taken one role at a time
+/// and the 400 joint moves are taken as BDD variables: the assumed group that breaks must
+/// still be found, with the layers before it exact.
+#[test]
+fn a_broken_group_is_found_with_the_moves_as_variables() {
+    let moves: String = (1..=20).map(|i| format!("(move m{i}) ")).collect();
+    let text = rare_simultaneous()
+        .replace("(move m1) (move m2) (move m3) (move m4) (move m5)", &moves)
+        .replace(
+            "(<= terminal",
+            "(<= (next same) (does p ?m) (does q ?m)) (<= terminal",
+        );
+    let game = from_text(&text);
+    let want = explicit_layers(&game);
+    let enc = assumed_encoding(&game);
+    // Room for the move variables after the state ones (5 per role).
+    let e = BiodivineEngine::new(enc.num_vars() + 10, &EngineConfig::small()).unwrap();
+    let opts = SymbolicOptions {
+        move_vars: true,
+        ..layerwise_options()
+    };
+    let g = SymbolicGame::new(&e, &game, enc, &opts).unwrap();
+    let stats = reach(&g, &Limits::default(), false, |_| {}).stats;
+    assert!(
+        stats.partitioning.contains("moves as BDD variables"),
+        "{stats:?}"
+    );
+    assert!(stats.assumption_broken, "{stats:?}");
+    assert_eq!(layer_counts(&stats), want[..8]);
+    witness_shows_the_break(&game, &g, &stats);
+}
