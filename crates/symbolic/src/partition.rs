@@ -323,12 +323,17 @@ pub(crate) fn per_joint_move<E: BddEngine>(
     predict: bool,
 ) -> Result<Vec<Partition<E>>, SymbolicError> {
     let total = joint.len();
-    let started = std::time::Instant::now();
+    // The rate is measured from the end of the first relation: the first joint move also
+    // evaluates the `next` cone with every move false (the base of the others).
+    let mut started = std::time::Instant::now();
     let mut partitions = Vec::with_capacity(total);
     for (done, (jm, cond)) in joint.into_iter().enumerate() {
         opts.setup_expired().map_err(SymbolicError::Stopped)?;
-        if predict {
-            past_share(started, done, total, opts.setup_deadline)?;
+        if done == 1 {
+            started = std::time::Instant::now();
+        }
+        if predict && done > 1 {
+            past_share(started, done - 1, total - 1, opts.setup_deadline)?;
         }
         comp.set_joint_move(&jm)?;
         let fns = next_bit_functions(e, enc, comp, game)?;
@@ -385,9 +390,10 @@ fn past_share(
     if std::time::Instant::now() + rest <= deadline {
         return Ok(());
     }
-    let whole = (elapsed + rest).as_secs_f64();
+    let left = total - done;
+    let rest = rest.as_secs_f64();
     Err(SymbolicError::Bdd(BddError::Budget(format!(
-        "the relations of {total} joint moves predicted to take {whole:.1} s, past their share"
+        "{left} more relations predicted to take {rest:.1} s, past their share"
     ))))
 }
 
