@@ -605,11 +605,7 @@ fn worth_factoring(moves: &[Vec<usize>]) -> bool {
         return false;
     }
     let sum: usize = moves.iter().map(Vec::len).sum();
-    let product = moves
-        .iter()
-        .try_fold(1usize, |acc, m| acc.checked_mul(m.len()))
-        .unwrap_or(usize::MAX);
-    moves.iter().filter(|m| m.len() > 1).count() >= 2 && product > 2 * sum
+    moves.iter().filter(|m| m.len() > 1).count() >= 2 && joint_count(moves) > 2 * sum
 }
 
 /// `AND_b (x_b' <-> f_b)` over `eqs`, built bottom-up by descending bit.
