@@ -28,6 +28,9 @@ use crate::move_vars::MoveVars;
 use crate::next_bits::{group_violation, group_violation_of, next_bit_functions};
 use crate::partition::Partition;
 
+/// Joint moves, each with the states where it is legal.
+type JointMoves<E> = Vec<(crate::compile::JointMove, <E as BddEngine>::Bdd)>;
+
 /// The most joint moves pruned by the layer's turn bits alone (see
 /// [`Layerwise::joint_moves_of`]).
 const PRUNED_BY_TURN: usize = 4096;
@@ -206,13 +209,24 @@ impl Layerwise {
         let stop = || guard.map_or(Ok(()), |g| g.check());
         let expired = || stop().is_err();
         let mut known_moves = None;
+        let mut known_joint = None;
         if let Some(vars) = &self.move_vars {
             let moves = moves_in(e, &legal, &expand, &expired)?;
             let factors = self.owners.is_some() && worth_factoring(&moves);
             let lost = self
                 .move_vars_lost
                 .load(std::sync::atomic::Ordering::Relaxed);
-            if !factors && !lost && explodes(&moves, self.move_vars_above) {
+            let mut explode = !factors && !lost && explodes(&moves, self.move_vars_above);
+            if explode {
+                // The roles' moves multiplied overcount where the layer's states differ in
+                // whose turn it is (quad: 235 moves each, 468 joint moves): counted by turn,
+                // up to where they would explode, the joint moves serve the image below.
+                prune_to(e, &mut legal, &moves);
+                known_joint =
+                    self.joint_moves_unless_explode(e, enc, &legal, &expand, &moves, &expired)?;
+                explode = known_joint.is_none();
+            }
+            if explode {
                 // Until a first image with the moves as variables is done, a race: past a
                 // third of the time left, one joint move at a time for good.
                 let won = self
@@ -271,16 +285,12 @@ impl Layerwise {
         if let Some(moves) = known_moves {
             // The moves legal nowhere in the layer are known now: the joint moves skip them
             // (an AND with false) instead of meeting each with the layer again.
-            for (ls, ms) in legal.iter_mut().zip(&moves) {
-                let mut keep = ms.iter().peekable();
-                for (m, l) in ls.iter_mut().enumerate() {
-                    if keep.next_if_eq(&&m).is_none() {
-                        *l = e.constant(false);
-                    }
-                }
-            }
+            prune_to(e, &mut legal, &moves);
         }
-        let joint = self.joint_moves_of(e, enc, &legal, &expand, PRUNED_BY_TURN, &expired)?;
+        let joint = match known_joint {
+            Some(joint) => joint,
+            None => self.joint_moves_of(e, enc, &legal, &expand, PRUNED_BY_TURN, &expired)?,
+        };
         let image = self.clustered_image(e, enc, &mut comp, joint, &expand, guard)?;
         Ok((expand, image))
     }
@@ -300,14 +310,7 @@ impl Layerwise {
         by_turn: usize,
         expired: &dyn Fn() -> bool,
     ) -> Result<Vec<(crate::compile::JointMove, E::Bdd)>, SymbolicError> {
-        let turn = enc.turn_vars();
-        let others: VarSet = enc
-            .current_vars()
-            .iter()
-            .filter(|v| !turn.contains(v))
-            .collect::<Vec<_>>()
-            .into();
-        let turns = e.exists(expand, &others)?;
+        let turns = turns_of(e, enc, expand)?;
         let limit = by_turn.min(self.max_joint_moves);
         let by_turn = joint_moves(e, legal, &turns, limit, expired);
         match by_turn {
@@ -315,6 +318,35 @@ impl Layerwise {
             Err(SymbolicError::TooManyJointMoves { .. }) => {
                 joint_moves_within(e, legal, expand, self.max_joint_moves, expired)
             }
+            Err(err) => Err(err),
+        }
+    }
+
+    /// The joint moves of `legal` in `expand` pruned by the layer's turn bits (as
+    /// [`Self::joint_moves_of`]), if they are too few to explode ([`explodes`] of their number
+    /// against `moves`, the moves legal in the layer, and at most [`PRUNED_BY_TURN`]); `None`
+    /// where they are more (the enumeration stops there).
+    fn joint_moves_unless_explode<E: BddEngine>(
+        &self,
+        e: &E,
+        enc: &Encoding,
+        legal: &[Vec<E::Bdd>],
+        expand: &E::Bdd,
+        moves: &[Vec<usize>],
+        expired: &dyn Fn() -> bool,
+    ) -> Result<Option<JointMoves<E>>, SymbolicError> {
+        if self.move_vars_above == 0 {
+            return Ok(None);
+        }
+        let sum: usize = moves.iter().map(Vec::len).sum();
+        let limit = self
+            .move_vars_above
+            .max(2 * sum)
+            .min(PRUNED_BY_TURN)
+            .min(self.max_joint_moves);
+        match joint_moves(e, legal, &turns_of(e, enc, expand)?, limit, expired) {
+            Ok(joint) => Ok(Some(joint)),
+            Err(SymbolicError::TooManyJointMoves { .. }) => Ok(None),
             Err(err) => Err(err),
         }
     }
@@ -513,6 +545,31 @@ pub(crate) fn owners(game: &GroundGame, enc: &Encoding) -> Option<Vec<Option<usi
         out.push((m != 0).then(|| m.trailing_zeros() as usize));
     }
     Some(out)
+}
+
+/// The turn bits' values in `s`: `s` with every other current variable quantified.
+fn turns_of<E: BddEngine>(e: &E, enc: &Encoding, s: &E::Bdd) -> symgame_bdd::BddResult<E::Bdd> {
+    let turn = enc.turn_vars();
+    let others: VarSet = enc
+        .current_vars()
+        .iter()
+        .filter(|v| !turn.contains(v))
+        .collect::<Vec<_>>()
+        .into();
+    e.exists(s, &others)
+}
+
+/// Sets the legal condition of every move not in `moves` (per role, the moves legal in the
+/// layer, ascending) to false.
+fn prune_to<E: BddEngine>(e: &E, legal: &mut [Vec<E::Bdd>], moves: &[Vec<usize>]) {
+    for (ls, ms) in legal.iter_mut().zip(moves) {
+        let mut keep = ms.iter().peekable();
+        for (m, l) in ls.iter_mut().enumerate() {
+            if keep.next_if_eq(&&m).is_none() {
+                *l = e.constant(false);
+            }
+        }
+    }
 }
 
 /// Per role, the moves legal in some state of `domain`.

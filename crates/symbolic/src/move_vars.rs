@@ -355,6 +355,70 @@ mod tests {
         }
     }
 
+    /// A turn-taking game whose first layer holds states of both roles' turns: 20 moves each,
+    /// so the roles' legal moves multiply to 441 joint moves, but only 40 are legal together.
+    const MIXED_TURNS: &str = "
+        (role a) (role b)
+        (init (control a)) (init (step 0))
+        (num 1) (num 2) (num 3) (num 4) (num 5) (num 6) (num 7) (num 8) (num 9) (num 10)
+        (num 11) (num 12) (num 13) (num 14) (num 15) (num 16) (num 17) (num 18) (num 19)
+        (num 20)
+        (even 2) (even 4) (even 6) (even 8) (even 10) (even 12) (even 14) (even 16) (even 18)
+        (even 20)
+        (succ 0 1) (succ 1 2) (succ 2 3)
+        (<= (legal ?r (pick ?n)) (true (control ?r)) (num ?n) (not (true (taken ?r ?n))))
+        (<= (legal a noop) (true (control b)))
+        (<= (legal b noop) (true (control a)))
+        (<= (next (taken ?r ?n)) (does ?r (pick ?n)))
+        (<= (next (taken ?r ?n)) (true (taken ?r ?n)))
+        (<= (next (control a)) (does a (pick ?n)) (even ?n))
+        (<= (next (control b)) (does a (pick ?n)) (not (even ?n)))
+        (<= (next (control a)) (does b (pick ?n)))
+        (<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
+        (<= terminal (true (step 3)))
+        (goal a 50) (goal b 50)
+    ";
+
+    /// Where a layer mixes the roles' turns, its joint moves are counted by turn before the
+    /// moves are taken as variables: the product of the moves legal in the layer (441) would
+    /// call them explosive, the 40 legal together are not, and the layer goes one joint move
+    /// at a time (with the images of the game compiled once).
+    #[test]
+    fn joint_moves_counted_by_turn_do_not_take_the_moves_as_variables() {
+        let game = symgame_testkit::from_text(MIXED_TURNS);
+        let enc = Encoding::compact(&game, crate::options::Order::Heuristic);
+        assert!(
+            MoveVars::fit(u32::MAX, &game, &enc).is_some(),
+            "ground moves explode"
+        );
+        let n = enc.num_vars() + MoveVars::count(&game);
+        let e = BiodivineEngine::new(n, &EngineConfig::small()).unwrap();
+        let once = SymbolicGame::new(&e, &game, enc.clone(), &SymbolicOptions::default()).unwrap();
+        let layerwise = SymbolicOptions {
+            layerwise_fallback: true,
+            max_condition_nodes: 0,
+            ..Default::default()
+        };
+        let mut within = SymbolicGame::new(&e, &game, enc.clone(), &layerwise).unwrap();
+        let lw = within
+            .layerwise
+            .as_mut()
+            .expect("compiled within each layer");
+        lw.move_vars = Some(MoveVars::lay_out(&game, enc.num_vars()));
+        lw.move_vars_above = MOVE_VARS_ABOVE;
+        let mut layer = once.init().clone();
+        for k in 0..3 {
+            let next = once.image(&layer).unwrap();
+            assert_eq!(within.image(&layer).unwrap(), next, "layer {k}");
+            layer = next;
+        }
+        let lw = within.layerwise().unwrap();
+        assert!(
+            !lw.with_move_vars.load(std::sync::atomic::Ordering::Relaxed),
+            "the layers' joint moves were taken one at a time"
+        );
+    }
+
     #[test]
     fn widths_are_enough_bits_for_the_moves() {
         assert_eq!(width(1), 0);
