@@ -87,6 +87,12 @@ pub struct ExplicitRun {
     pub stopped: Option<StopReason>,
 }
 
+/// A layer of the explicit prefix applies at most this many joint moves per successor it may
+/// have ([`ExplicitPrefix::max_successors`]): several joint moves often lead to one state, but
+/// past that the reasoner's time (about a million joint moves a second) is the symbolic
+/// set-up's.
+const JOINT_PER_SUCCESSOR: u64 = 8;
+
 impl ExplicitPrefix {
     /// The explicit prefix of searches on `game`.
     pub fn new(game: &GroundGame, max_states: usize, max_seconds: f64) -> ExplicitPrefix {
@@ -126,11 +132,13 @@ impl ExplicitPrefix {
         run
     }
     /// The non-terminal states of `layer` and their successors; `Ok(None)` when that takes
-    /// more than `seconds`.
+    /// more than `seconds`, or the layer's joint moves are more than `max_joint` (counted
+    /// before each state's moves are applied: a first state of 101^4 joint moves is not
+    /// begun).
     fn expand(
         &self,
         layer: &[State],
-        seconds: f64,
+        (seconds, max_joint): (f64, u64),
         guard: &Guard,
     ) -> Result<Option<ExplicitStep>, StopReason> {
         let started = Instant::now();
@@ -142,6 +150,7 @@ impl ExplicitPrefix {
         // (four roles of a hundred moves each: 10^8 joint moves).
         let mut updates = 0u64;
         let mut expired = false;
+        let mut joint_moves = 0u64;
         for s in layer {
             updates += 1;
             if updates.is_multiple_of(64) {
@@ -157,6 +166,13 @@ impl ExplicitPrefix {
             for (role, l) in legal.iter_mut().enumerate() {
                 r.legal_moves_into(s, role, l);
             }
+            let here = legal
+                .iter()
+                .try_fold(1u64, |acc, l| acc.checked_mul(l.len() as u64));
+            joint_moves = match here.and_then(|n| joint_moves.checked_add(n)) {
+                Some(n) if n <= max_joint => n,
+                _ => return Ok(None),
+            };
             let done = for_each_joint_move(&legal, |joint| {
                 successors.insert(r.next_state(s, joint));
                 updates += 1;
@@ -195,7 +211,11 @@ impl ExplicitRun {
                 break;
             }
             let layer_started = Instant::now();
-            let step = match self.prefix.expand(&self.frontier, left, &guard) {
+            let max_joint = (max_successors as u64).saturating_mul(JOINT_PER_SUCCESSOR);
+            let step = match self
+                .prefix
+                .expand(&self.frontier, (left, max_joint), &guard)
+            {
                 Ok(Some(step)) => step,
                 Ok(None) => break,
                 Err(why) => {
@@ -479,5 +499,29 @@ mod tests {
         assert!(!some.is_empty() && some.len() < seen.len());
         assert!(some.iter().map(Vec::len).sum::<usize>() <= total / 3);
         assert!(some.iter().all(|s| seen.contains(s)));
+    }
+
+    /// A layer whose joint moves pass [`JOINT_PER_SUCCESSOR`] times its successors' cap is
+    /// not begun: two roles bidding 0–19 at once make 400 joint moves in the initial state.
+    #[test]
+    fn a_layer_of_too_many_joint_moves_is_not_begun() {
+        let game = symgame_testkit::from_text(
+            "(role a) (role b) (init (round 0))
+             (bid 0) (bid 1) (bid 2) (bid 3) (bid 4) (bid 5) (bid 6) (bid 7) (bid 8) (bid 9)
+             (bid 10) (bid 11) (bid 12) (bid 13) (bid 14) (bid 15) (bid 16) (bid 17) (bid 18)
+             (bid 19)
+             (<= (legal ?r (offer ?n)) (role ?r) (bid ?n))
+             (<= (next (said ?r ?n)) (does ?r (offer ?n)))
+             (<= (next (round 1)) (true (round 0)))
+             (<= terminal (true (round 1)))
+             (goal a 50) (goal b 50)",
+        );
+        // One state, 8 successors at most: 64 joint moves.
+        let run = ExplicitPrefix::new(&game, 1, 1e9).run(&Limits::default());
+        assert!(run.layers.is_empty(), "{:?}", run.layers);
+        // 50 states, 400 successors: 3,200 joint moves.
+        let run = ExplicitPrefix::new(&game, 50, 1e9).run(&Limits::default());
+        assert_eq!(run.layers, vec![(1, 0)]);
+        assert_eq!(run.frontier.len(), 400);
     }
 }
