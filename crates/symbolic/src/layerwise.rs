@@ -309,7 +309,7 @@ impl Layerwise {
         expand: &E::Bdd,
         by_turn: usize,
         expired: &dyn Fn() -> bool,
-    ) -> Result<Vec<(crate::compile::JointMove, E::Bdd)>, SymbolicError> {
+    ) -> Result<JointMoves<E>, SymbolicError> {
         let turns = turns_of(e, enc, expand)?;
         let limit = by_turn.min(self.max_joint_moves);
         let by_turn = joint_moves(e, legal, &turns, limit, expired);
