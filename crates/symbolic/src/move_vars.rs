@@ -317,6 +317,40 @@ mod tests {
     use crate::SymbolicGame;
     use symgame_bdd::{BiodivineEngine, EngineConfig};
 
+    /// Compares `layers` images of `game` compiled within each layer, with move variables
+    /// given and taken above `above` joint moves (0: every layer), to those of the game compiled
+    /// once; returns whether an image took the moves as variables.
+    fn images_within(
+        name: &str,
+        (game, enc): (&GroundGame, &Encoding),
+        above: usize,
+        layers: usize,
+    ) -> bool {
+        let n = enc.num_vars() + MoveVars::count(game);
+        let e = BiodivineEngine::new(n, &EngineConfig::small()).unwrap();
+        let once = SymbolicGame::new(&e, game, enc.clone(), &SymbolicOptions::default()).unwrap();
+        let layerwise = SymbolicOptions {
+            layerwise_fallback: true,
+            max_condition_nodes: 0,
+            ..Default::default()
+        };
+        let mut within = SymbolicGame::new(&e, game, enc.clone(), &layerwise).unwrap();
+        let lw = within
+            .layerwise
+            .as_mut()
+            .expect("compiled within each layer");
+        lw.move_vars = Some(MoveVars::lay_out(game, enc.num_vars()));
+        lw.move_vars_above = above;
+        let mut layer = once.init().clone();
+        for k in 0..layers {
+            let next = once.image(&layer).unwrap();
+            assert_eq!(within.image(&layer).unwrap(), next, "{name}, layer {k}");
+            layer = next;
+        }
+        let lw = within.layerwise().unwrap();
+        lw.with_move_vars.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Compiled within each layer with the moves as variables (forced on every layer), the
     /// images of games whose moves cannot be taken one role at a time (a score that reads
     /// both roles' moves) and of one whose moves could be are those of the game compiled once.
@@ -324,32 +358,9 @@ mod tests {
     fn images_with_move_variables_match_the_compiled_relation() {
         for (name, layers) in [("penalty_kick", 3), ("prisoners_2p", 3)] {
             let (game, enc) = encoded(name);
-            let n = enc.num_vars() + MoveVars::count(&game);
-            let e = BiodivineEngine::new(n, &EngineConfig::small()).unwrap();
-            let once =
-                SymbolicGame::new(&e, &game, enc.clone(), &SymbolicOptions::default()).unwrap();
-            let layerwise = SymbolicOptions {
-                layerwise_fallback: true,
-                max_condition_nodes: 0,
-                ..Default::default()
-            };
-            let mut within = SymbolicGame::new(&e, &game, enc.clone(), &layerwise).unwrap();
-            let lw = within
-                .layerwise
-                .as_mut()
-                .expect("compiled within each layer");
             // Too few joint moves to be given move variables unless forced.
-            lw.move_vars = Some(MoveVars::lay_out(&game, enc.num_vars()));
-            lw.move_vars_above = 0;
-            let mut layer = once.init().clone();
-            for k in 0..layers {
-                let next = once.image(&layer).unwrap();
-                assert_eq!(within.image(&layer).unwrap(), next, "{name}, layer {k}");
-                layer = next;
-            }
-            let lw = within.layerwise().unwrap();
             assert!(
-                lw.with_move_vars.load(std::sync::atomic::Ordering::Relaxed),
+                images_within(name, (&game, &enc), 0, layers),
                 "{name}: the images took the moves as variables"
             );
         }
@@ -391,30 +402,8 @@ mod tests {
             MoveVars::fit(u32::MAX, &game, &enc).is_some(),
             "ground moves explode"
         );
-        let n = enc.num_vars() + MoveVars::count(&game);
-        let e = BiodivineEngine::new(n, &EngineConfig::small()).unwrap();
-        let once = SymbolicGame::new(&e, &game, enc.clone(), &SymbolicOptions::default()).unwrap();
-        let layerwise = SymbolicOptions {
-            layerwise_fallback: true,
-            max_condition_nodes: 0,
-            ..Default::default()
-        };
-        let mut within = SymbolicGame::new(&e, &game, enc.clone(), &layerwise).unwrap();
-        let lw = within
-            .layerwise
-            .as_mut()
-            .expect("compiled within each layer");
-        lw.move_vars = Some(MoveVars::lay_out(&game, enc.num_vars()));
-        lw.move_vars_above = MOVE_VARS_ABOVE;
-        let mut layer = once.init().clone();
-        for k in 0..3 {
-            let next = once.image(&layer).unwrap();
-            assert_eq!(within.image(&layer).unwrap(), next, "layer {k}");
-            layer = next;
-        }
-        let lw = within.layerwise().unwrap();
         assert!(
-            !lw.with_move_vars.load(std::sync::atomic::Ordering::Relaxed),
+            !images_within("mixed turns", (&game, &enc), MOVE_VARS_ABOVE, 3),
             "the layers' joint moves were taken one at a time"
         );
     }
