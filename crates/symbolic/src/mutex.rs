@@ -36,6 +36,9 @@ use crate::error::SymbolicError;
 use crate::joint_moves::joint_moves;
 use crate::options::{EncodingKind, Order, SymbolicOptions};
 
+mod falsify;
+use falsify::{falsify_by_playouts, falsify_by_states, Until};
+
 /// The outcome of [`prove_groups`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MutexProof {
@@ -317,7 +320,7 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
         &candidates,
         &mut amo,
         &mut alo,
-        sample_time,
+        (sample_time, Until::Time),
         SAMPLE_SEED,
     );
     let mut claims = (amo, alo);
@@ -354,9 +357,10 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
     if proof.gave_up.is_some() && budget.assume_on_give_up {
         // Every claim dropped so far is kept dropped (by a reachable state, or as not
         // inductive: either way it would only risk a break during the search). Playouts of
-        // another seed make up the second of playouts the sample began.
+        // another seed go on from the sample, until they settle or the second of playouts
+        // the sample began is over.
         let (mut amo, mut alo) = claims;
-        let more = ASSUME_PLAYOUTS.saturating_sub(sample_time);
+        let more = (ASSUME_PLAYOUTS.saturating_sub(sample_time), Until::Settled);
         falsify_by_playouts(game, &candidates, &mut amo, &mut alo, more, ASSUME_SEED);
         let groups = choose(game.fluents.len(), &candidates, &amo, &alo);
         // Worth it only where it saves a quarter of the bits: the checks cost a BDD per joint
@@ -588,126 +592,6 @@ fn claims_of_init(game: &GroundGame, candidates: &[Candidate]) -> Claims {
             (k <= 1, k == 1)
         })
         .unzip()
-}
-
-/// Drops the claims that a state of [`MutexBudget::known_states`] breaks (sound: they are
-/// reachable).
-fn falsify_by_states(
-    budget: &MutexBudget,
-    candidates: &[Candidate],
-    amo: &mut [bool],
-    alo: &mut [bool],
-) {
-    let Some(states) = &budget.known_states else {
-        return;
-    };
-    let fluents = candidates
-        .iter()
-        .flat_map(|cand| cand.members.iter().map(|&f| f + 1))
-        .max()
-        .unwrap_or(0);
-    let mut member_of: Vec<Vec<usize>> = vec![Vec::new(); fluents];
-    for (c, cand) in candidates.iter().enumerate() {
-        for &f in &cand.members {
-            member_of[f].push(c);
-        }
-    }
-    // Per state, only the candidates it has a member of are visited, and those whose "at
-    // least one" still stands: hundreds of thousands of known states times thousands of
-    // candidates took seconds (sudokuGrade3: 9 s of its 10).
-    let mut count = vec![0u32; candidates.len()];
-    let mut touched: Vec<usize> = Vec::new();
-    let mut at_least_one: Vec<usize> = (0..candidates.len()).filter(|&c| alo[c]).collect();
-    for state in states.iter() {
-        for &f in state {
-            for &c in member_of.get(f).map_or(&[][..], Vec::as_slice) {
-                if count[c] == 0 {
-                    touched.push(c);
-                }
-                count[c] += 1;
-            }
-        }
-        for &c in &touched {
-            if count[c] >= 2 {
-                amo[c] = false;
-                alo[c] = false;
-            }
-        }
-        at_least_one.retain(|&c| {
-            if count[c] == 0 {
-                alo[c] = false;
-            }
-            alo[c]
-        });
-        for c in touched.drain(..) {
-            count[c] = 0;
-        }
-    }
-}
-
-/// Drops the claims that a reachable state breaks, found by random playouts of the explicit
-/// reasoner from the initial state for up to `time` (and at most 100,000 states), random by
-/// `seed` (SplitMix64). Sound: a
-/// claim false in a reachable state is no invariant. Cheap where the proof is not: most
-/// candidates of a game are false, and every one costs the symbolic checks a full round.
-fn falsify_by_playouts(
-    game: &GroundGame,
-    candidates: &[Candidate],
-    amo: &mut [bool],
-    alo: &mut [bool],
-    time: Duration,
-    seed: u64,
-) {
-    const MAX_STATES: usize = 100_000;
-    const MAX_DEPTH: usize = 1_000;
-    let started = Instant::now();
-    // No per-move specializations: they take longer to build (a second on a large circuit)
-    // than these playouts take to run.
-    let reasoner = symgame_explicit::Reasoner::with_budget(game, 0);
-    let roles = reasoner.num_roles();
-    let mut seed = seed;
-    let mut rand = move |n: usize| {
-        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = seed;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) % n as u64) as usize
-    };
-    let mut states = 0usize;
-    let mut moves = Vec::new();
-    'playouts: while started.elapsed() < time && states < MAX_STATES {
-        let mut s = reasoner.initial_state();
-        for _ in 0..MAX_DEPTH {
-            states += 1;
-            for (c, cand) in candidates.iter().enumerate() {
-                if !(amo[c] || alo[c]) {
-                    continue;
-                }
-                let k = cand.members.iter().filter(|&&f| s.contains(f)).count();
-                if k >= 2 {
-                    amo[c] = false;
-                    alo[c] = false;
-                } else if k == 0 {
-                    alo[c] = false;
-                }
-            }
-            if reasoner.is_terminal(&s) || states >= MAX_STATES {
-                break;
-            }
-            let mut joint = Vec::with_capacity(roles);
-            for r in 0..roles {
-                reasoner.legal_moves_into(&s, r, &mut moves);
-                if moves.is_empty() {
-                    continue 'playouts;
-                }
-                joint.push(moves[rand(moves.len())]);
-            }
-            s = reasoner.next_state(&s, &joint);
-            if states.is_multiple_of(256) && started.elapsed() >= time {
-                break 'playouts;
-            }
-        }
-    }
 }
 
 /// A partition of the fluents: proven candidates by decreasing saving (bits freed), then by
