@@ -12,7 +12,7 @@ set-up and at least N layers (or its whole reachable set) within the time limit;
 fewer than K games pass. CI uses it as a floor, like the conformance check.
 
 usage: scripts/corpus_sweep.py DIR [--bin B] [--reach-limit 60] [--solve-limit 600] [--solve]
-                               [--verify] [--jobs 2] [--first-layers 5] [--min-ok K]
+                               [--verify] [--verify-args A] [--jobs 2] [--first-layers 5] [--min-ok K]
                                [--results FILE.json] [--resume] [--out FILE.md] [--only G ...]
 """
 import concurrent.futures
@@ -69,7 +69,8 @@ def sweep_game(a, game):
                        solve_note=None if code == 0 else first_line(err, 120))
             if a.verify and row["solved"]:
                 code, out, err, wall = run([a.bin, "verify", "--json", "--time-limit",
-                                            str(a.solve_limit), "--solution", sol, path],
+                                            str(a.solve_limit), "--solution", sol, path]
+                                           + a.verify_args.split(),
                                            a.solve_limit + max(a.solve_limit / 4, 5) + 5,
                                            a.gib)
                 row.update(verify_exit=code, verify_wall=round(wall, 2),
@@ -128,6 +129,9 @@ def main():
                     help="with --solve, also the games whose reach did not complete (solve "
                          "runs its own forward search, within --solve-limit)")
     ap.add_argument("--verify", action="store_true", help="verify the games solved")
+    ap.add_argument("--verify-args", default="",
+                    help="further flags of verify, e.g. '--algo backward --node-limit 8000000' "
+                         "(one induction over the states checked, for deep puzzles)")
     ap.add_argument("--jobs", type=int, default=1, help="games run at once")
     ap.add_argument("--first-layers", type=int, default=5)
     ap.add_argument("--min-ok", type=int, default=None,
