@@ -61,48 +61,38 @@ pub(crate) fn check(
                     out.stopped = Some(why);
                     break 'states;
                 }
-                if algo == Algo::Backward {
-                    let t0 = Instant::now();
-                    let before = shared.induction.valued() as u64;
-                    let answer = shared.value(&state, role);
-                    let tally = &mut out.tallies[k];
-                    tally.seconds += t0.elapsed().as_secs_f64();
-                    tally.nodes_expanded += shared.induction.valued() as u64 - before;
-                    match answer? {
-                        Some(explicit) if explicit == expect => tally.agreed += 1,
-                        Some(explicit) => {
-                            tally.disagreed += 1;
-                            out.disagreements.push(Disagreement {
-                                state: fluent_names(game, fluents),
-                                role: game.roles[role].name.to_string(),
-                                algo,
-                                symbolic: expect,
-                                explicit,
-                                mixed: None,
-                            });
-                        }
-                        None => tally.undecided += 1,
-                    }
-                    continue;
-                }
-                let cfg = Config {
-                    limits: Limits {
-                        max_nodes: Some(opts.search_nodes),
-                        // The time left, so that one long search cannot outlast the limit.
-                        time_limit: guard.time_left(),
-                        cancel: opts.limits.cancel.clone(),
-                        ..Limits::default()
-                    },
-                    // Many small searches: a small table each.
-                    tt_capacity: 1 << 16,
-                    ..Config::default()
-                };
                 let t0 = Instant::now();
-                let v = solve_value(reasoner, &state, role, algo, &cfg)?;
+                let (verdict, nodes) = if algo == Algo::Backward {
+                    let before = shared.induction.valued() as u64;
+                    let verdict = match shared.value(&state, role)? {
+                        Some(explicit) if explicit == expect => Verdict::Agreed,
+                        Some(explicit) => Verdict::Disagreed {
+                            explicit,
+                            undecided: false,
+                        },
+                        None => Verdict::Undecided,
+                    };
+                    (verdict, shared.induction.valued() as u64 - before)
+                } else {
+                    let cfg = Config {
+                        limits: Limits {
+                            max_nodes: Some(opts.search_nodes),
+                            // The time left, so that one long search cannot outlast the limit.
+                            time_limit: guard.time_left(),
+                            cancel: opts.limits.cancel.clone(),
+                            ..Limits::default()
+                        },
+                        // Many small searches: a small table each.
+                        tt_capacity: 1 << 16,
+                        ..Config::default()
+                    };
+                    let v = solve_value(reasoner, &state, role, algo, &cfg)?;
+                    (compare(expect, &v.outcome), v.stats.nodes_expanded)
+                };
                 let tally = &mut out.tallies[k];
                 tally.seconds += t0.elapsed().as_secs_f64();
-                tally.nodes_expanded += v.stats.nodes_expanded;
-                match compare(expect, &v.outcome) {
+                tally.nodes_expanded += nodes;
+                match verdict {
                     Verdict::Agreed => tally.agreed += 1,
                     Verdict::Undecided => tally.undecided += 1,
                     Verdict::Disagreed {
