@@ -330,6 +330,16 @@ fn a_killed_solve_resumes_from_its_last_solved_layer() {
         "{found} layers found solved, {n} were when killed"
     );
     assert_eq!(solved_rows(&resumed), solved_rows(&expected));
+    // Its seconds go on from the earlier sittings': taken deepest first, in the order the
+    // layers were solved, they never fall back to the start of this sitting.
+    let mut rows: Vec<(u64, f64)> = (resumed["layers"].as_array().unwrap().iter())
+        .map(|l| (l["depth"].as_u64().unwrap(), l["seconds"].as_f64().unwrap()))
+        .collect();
+    rows.sort_by_key(|r| std::cmp::Reverse(r.0));
+    assert!(rows.windows(2).all(|w| w[0].1 <= w[1].1), "{rows:?}");
+    let earlier = resumed["resumed"]["earlier_seconds"].as_f64().unwrap();
+    assert_eq!(earlier, rows[found - 1].1);
+    assert!(resumed["seconds"].as_f64().unwrap() >= rows[rows.len() - 1].1);
     assert_eq!(resumed["outcomes"], expected["outcomes"]);
     assert_eq!(resumed["initial"], expected["initial"]);
     assert_eq!(solution_files(&parts), solution_files(&one));

@@ -601,10 +601,12 @@ fn print_text(a: &Names, st: &SolveStats) {
     let r = &st.resumed;
     if r.forward_layers > 0 || r.layers > 0 {
         println!(
-            "resumed: {} layers of the forward search found finished{}, {} layers found solved",
+            "resumed: {} layers of the forward search found finished{}, {} layers found solved \
+             (in {:.3} s of earlier sittings, counted in the seconds above)",
             r.forward_layers,
             if r.forward { " (all of them)" } else { "" },
-            r.layers
+            r.layers,
+            r.earlier_seconds
         );
     }
     if let Some(dir) = &a.out {

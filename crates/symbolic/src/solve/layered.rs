@@ -39,6 +39,7 @@ pub(crate) fn solve_layered<E: BddEngine>(
     if let Some((rows, list, classes)) = resume_point(opts, ctx, depths)? {
         start = rows.last().map_or(depths, |l| l.depth);
         stats.resumed.layers = rows.len();
+        stats.resumed.earlier_seconds = rows.last().map_or(0.0, |l| l.seconds);
         stats.layers = rows;
         outcomes.list = list;
         next = classes;
@@ -180,7 +181,7 @@ impl<E: BddEngine, P: FnMut(&SolveStats)> Done<'_, E, P> {
             per_outcome: per,
             mover: layer.mover,
             nodes,
-            seconds: ctx.guard.started.elapsed().as_secs_f64(),
+            seconds: stats.resumed.earlier_seconds + ctx.guard.started.elapsed().as_secs_f64(),
             sliced: layer.sliced,
         });
         if depth == 0 {

@@ -126,7 +126,8 @@ pub fn solve_with<E: BddEngine>(
         &mut layers_out,
         &mut progress,
     );
-    stats.seconds = started.elapsed().as_secs_f64();
+    // Over all sittings of a resumed solve.
+    stats.seconds = stats.resumed.earlier_seconds + started.elapsed().as_secs_f64();
     stats.peak_nodes = ctx.peak;
     match result {
         Ok(()) => {}

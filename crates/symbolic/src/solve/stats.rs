@@ -90,7 +90,8 @@ pub struct SolveLayerStats {
     pub mover: Option<MoverCounts>,
     /// BDD nodes of the layer's value classes (sum over the classes).
     pub nodes: usize,
-    /// Seconds since the start of solving when the layer was done.
+    /// Seconds since the start of solving when the layer was done, over all the sittings of
+    /// a resumed solve ([`Resumed::earlier_seconds`]).
     pub seconds: f64,
     /// When the layer was solved in slices by separate jobs: how ([`SlicedStats`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -151,7 +152,7 @@ pub struct SolveStats {
     /// explicit prefix, [`solve_with`](crate::solve_with)).
     #[serde(default)]
     pub explicit_layers: usize,
-    /// Seconds of the whole run.
+    /// Seconds of the whole run (over all sittings of a resumed solve).
     pub seconds: f64,
     /// The largest BDD (nodes) among layers, reached sets and value classes.
     pub peak_nodes: usize,
@@ -182,7 +183,7 @@ pub struct SolveStats {
 }
 
 /// What a resumable solve found done in its directory.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Resumed {
     /// The forward search was complete: it was read back, not run.
     pub forward: bool,
@@ -190,6 +191,12 @@ pub struct Resumed {
     pub forward_layers: usize,
     /// Layers found solved.
     pub layers: usize,
+    /// Seconds the earlier sittings took up to the last layer they solved (the seconds of
+    /// that layer's row). The seconds of the layers this run solves, and of the whole run,
+    /// go on from there, so that they count over all sittings (the work of a layer cut off
+    /// by an interruption is not counted: it is done again).
+    #[serde(default)]
+    pub earlier_seconds: f64,
 }
 
 /// The pure Nash equilibria of the one-shot stage games of a game with simultaneous moves.
