@@ -67,6 +67,34 @@ fn reach_counts_tictactoe_symbolically_on_both_engines() {
     }
 }
 
+/// `--progress lines` writes one line per layer to stderr, also beside `--json` (whose report
+/// stays alone on stdout); by default a stderr that is not a terminal gets no progress.
+#[test]
+fn progress_lines_go_to_a_log_one_per_layer() {
+    let lines_of = |err: &str, what: &str| {
+        err.lines()
+            .filter(|l| l.starts_with('[') && l.contains(" s, peak ") && l.contains(what))
+            .count()
+    };
+    let (code, out, err) = symgame_line("reach gdl/tictactoe.kif --progress lines --json");
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("JSON alone on stdout");
+    let layers = report["layers"].as_array().unwrap().len();
+    assert_eq!(layers, 10);
+    assert_eq!(lines_of(&err, "] layer "), layers, "{err}");
+    let (code, _, err) = symgame_line("solve gdl/tictactoe.kif --progress lines");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(lines_of(&err, "] solved layer "), 10, "{err}");
+    for quiet in ["", "--progress off"] {
+        let (code, _, err) = symgame_line(&format!("reach gdl/tictactoe.kif {quiet}"));
+        assert_eq!(code, 0, "{err}");
+        assert!(err.is_empty(), "{quiet}: {err}");
+    }
+    let (code, _, err) = symgame_line("reach gdl/tictactoe.kif --progress sometimes");
+    assert_eq!(code, 2);
+    assert_shows(&err, "possible values: auto, lines, off");
+}
+
 /// `reach` counts the same layers whether its first layers are expanded explicitly (the
 /// default) or not, and says how many were.
 #[test]

@@ -62,6 +62,26 @@ pub struct OutputArgs {
     pub json: bool,
 }
 
+/// `--progress`, for the commands that report steps as they go (layers, checked states).
+#[derive(clap::Args)]
+pub struct ProgressArgs {
+    /// How to show progress on stderr: `auto` a bar redrawn in place when stderr is a
+    /// terminal and the output is not JSON, else nothing; `lines` one plain line per layer
+    /// (`verify`: per second of checked states) with the elapsed time and the peak memory, for
+    /// a long run whose stderr goes to a log file (also with `--json`, whose report goes to
+    /// stdout); `off` nothing
+    #[arg(long, value_enum, default_value_t = ProgressMode::Auto, value_name = "MODE")]
+    pub progress: ProgressMode,
+}
+
+/// The values of `--progress`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProgressMode {
+    Auto,
+    Lines,
+    Off,
+}
+
 /// `--plot`, for the commands that draw their layers.
 #[derive(clap::Args)]
 pub struct PlotArgs {
@@ -808,6 +828,8 @@ pub struct LayerRunArgs {
     pub limits: LimitArgs,
     #[command(flatten)]
     pub plot: PlotArgs,
+    #[command(flatten)]
+    pub progress: ProgressArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }

@@ -1,6 +1,6 @@
 //! `symgame explore`: explicit breadth-first enumeration of the reachable states.
 
-use crate::args::{GameArg, OutputArgs, TimeLimitArgs};
+use crate::args::{GameArg, OutputArgs, ProgressArgs, TimeLimitArgs};
 use crate::failure::Failure;
 use crate::output::print_json;
 use crate::progress::Progress;
@@ -17,6 +17,8 @@ pub struct Args {
     #[command(flatten)]
     time: TimeLimitArgs,
     // Last, as in every command.
+    #[command(flatten)]
+    progress: ProgressArgs,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -37,7 +39,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         max_states: Some(a.state_limit),
         ..a.time.limits(&clock)
     };
-    let progress = Progress::new(a.output.json);
+    let progress = Progress::new(a.progress.progress, a.output.json);
     let result = explore(&reasoner, &limits, |e| progress.explore(e));
     progress.clear();
     if a.output.json {

@@ -1,7 +1,8 @@
 //! `symgame export`: solve a game and write its ranked database (one packed value per state).
 
 use crate::args::{
-    symbolic_options, EngineArgs, GameArg, LayeredArgs, LimitArgs, OutputArgs, Solving,
+    symbolic_options, EngineArgs, GameArg, LayeredArgs, LimitArgs, OutputArgs, ProgressArgs,
+    Solving,
 };
 use crate::failure::Failure;
 use crate::output::print_json;
@@ -34,6 +35,8 @@ pub struct Args {
     // A limit while solving writes no file.
     #[command(flatten)]
     limits: LimitArgs,
+    #[command(flatten)]
+    progress: ProgressArgs,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -91,7 +94,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             |n| n.to_string_lossy().into(),
         ),
     };
-    let progress = Progress::new(a.output.json);
+    let progress = Progress::new(a.progress.progress, a.output.json);
     let done = export(&game, &a.out, &opts, |s| progress.solve(s))?;
     progress.clear();
     if done.written.is_some() && cancel_flag().load(Ordering::Relaxed) {

@@ -1,7 +1,9 @@
 //! `symgame plan`: an optimal plan to a goal state, by symbolic BFS, bidirectional BFS,
 //! Dijkstra or BDDA*, replayed through the explicit reasoner.
 
-use crate::args::{EncodingArgs, EngineArgs, GameArg, LimitArgs, OutputArgs, Planning};
+use crate::args::{
+    EncodingArgs, EngineArgs, GameArg, LimitArgs, OutputArgs, Planning, ProgressArgs,
+};
 use crate::failure::{Context, Failure};
 use crate::output::print_json;
 use crate::progress::Progress;
@@ -42,6 +44,8 @@ pub struct Args {
     engine: EngineArgs<Planning>,
     #[command(flatten)]
     limits: LimitArgs,
+    #[command(flatten)]
+    progress: ProgressArgs,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -180,7 +184,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         patterns,
     };
     let limits = a.engine.bound(a.limits.limits(&clock));
-    let progress = Progress::new(a.output.json);
+    let progress = Progress::new(a.progress.progress, a.output.json);
     let outcome = plan_with_backend(
         &game,
         a.engine.backend,

@@ -4,15 +4,18 @@
 //! spinner while the number of steps is unknown (breadth-first layers, set-up), a bar where it
 //! is known (the layers of a layered solve, the states `verify` checks). Quiet (a hidden bar:
 //! nothing is drawn and no thread started) when stderr is not a terminal or under `--json`, so
-//! logs and pipes get the report alone.
+//! logs and pipes get the report alone, unless `--progress lines` asks for one plain line per
+//! layer (or per second of `verify`'s checked states) for a long run whose stderr goes to a
+//! log file.
 
+use crate::args::ProgressMode;
 use crate::output::peak_memory_bytes;
 use indicatif::{HumanCount, ProgressBar, ProgressState, ProgressStyle};
 use num_bigint::BigUint;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use symgame_explicit::Exploration;
 use symgame_symbolic::{PlanStats, ReachStats, SetupLog, SolveStats};
 
@@ -42,22 +45,32 @@ pub struct Progress {
     setup: Option<SetupLog>,
     /// Whether a layer (or a checked state) was reported: then the set-up phase is not shown.
     started: Arc<AtomicBool>,
+    /// `--progress lines`: when the command began, and when and what the last line was (a
+    /// step reported again, as a layer is before and after its image, is not repeated).
+    lines: Option<Mutex<(Instant, Option<Instant>, String)>>,
 }
 
+/// At most one line a second of checked states under `--progress lines`.
+const LINE_EVERY: Duration = Duration::from_secs(1);
+
 impl Progress {
-    /// Progress on stderr when it is a terminal and the output is not JSON.
-    pub fn new(json: bool) -> Self {
-        Progress::shown(!json && std::io::stderr().is_terminal(), None)
+    /// Progress on stderr as `mode` says: under `auto`, a bar when stderr is a terminal and
+    /// the output is not JSON.
+    pub fn new(mode: ProgressMode, json: bool) -> Self {
+        Progress::shown(mode, json, None)
     }
 
     /// [`Progress::new`] that also shows the running phase of `log` (grounding, compiling the
     /// rules, building the relations) until the first layer is reported.
-    pub fn with_setup(json: bool, log: &SetupLog) -> Self {
-        Progress::shown(!json && std::io::stderr().is_terminal(), Some(log.clone()))
+    pub fn with_setup(mode: ProgressMode, json: bool, log: &SetupLog) -> Self {
+        Progress::shown(mode, json, Some(log.clone()))
     }
 
-    /// Progress drawn on stderr if `on`, else a hidden bar.
-    fn shown(on: bool, setup: Option<SetupLog>) -> Self {
+    /// Progress for `mode`: a bar drawn on stderr, plain lines, or a hidden bar.
+    fn shown(mode: ProgressMode, json: bool, setup: Option<SetupLog>) -> Self {
+        let on = mode == ProgressMode::Auto && !json && std::io::stderr().is_terminal();
+        let lines = (mode == ProgressMode::Lines)
+            .then(|| Mutex::new((Instant::now(), None, String::new())));
         let bar = if on {
             ProgressBar::new_spinner()
         } else {
@@ -68,6 +81,7 @@ impl Progress {
             counted: AtomicBool::new(false),
             setup,
             started: Arc::new(AtomicBool::new(false)),
+            lines,
         };
         if on {
             p.bar.set_style(p.style(false));
@@ -129,11 +143,36 @@ impl Progress {
         }
     }
 
-    fn show(&self, line: String) {
+    /// Shows `line`: on the bar, or (`--progress lines`) as a line on stderr, if `throttled`
+    /// at most one a second.
+    fn show_as(&self, line: String, throttled: bool) {
+        if let Some(lines) = &self.lines {
+            // A poisoned lock (a thread that panicked while printing) only costs the lines.
+            if let Ok(mut state) = lines.lock() {
+                let (began, last, said) = &mut *state;
+                let now = Instant::now();
+                let due = !throttled || last.is_none_or(|t| now - t >= LINE_EVERY);
+                if due && *said != line {
+                    *last = Some(now);
+                    said.clone_from(&line);
+                    let peak = peak_memory_bytes()
+                        .map_or("?".to_string(), |b| format!("{:.2} GB", b as f64 / 1e9));
+                    eprintln!(
+                        "[{:>10.1} s, peak {peak}] {line}",
+                        (now - *began).as_secs_f64()
+                    );
+                }
+            }
+        }
         if !self.bar.is_hidden() {
             self.started.store(true, Ordering::Relaxed);
             self.bar.set_message(line);
         }
+    }
+
+    /// [`Progress::show_as`] for a layer: every one is a line.
+    fn show(&self, line: String) {
+        self.show_as(line, false);
     }
 
     /// Clears the bar, before the report is printed (and when the command ends).
@@ -199,7 +238,11 @@ impl Progress {
     pub fn verify(&self, p: &symgame_verify::Progress) {
         self.steps(Some(p.states_to_check));
         self.bar.set_position(p.states_checked);
-        self.show(format!("states checked, {} disagreements", p.disagreements));
+        let line = format!(
+            "{}/{} states checked, {} disagreements",
+            p.states_checked, p.states_to_check, p.disagreements
+        );
+        self.show_as(line, true);
     }
 }
 
@@ -245,8 +288,11 @@ mod tests {
     #[test]
     fn hidden_when_not_a_terminal() {
         // The tests run with stderr captured or redirected: never a terminal.
-        let p = Progress::new(false);
+        let p = Progress::new(ProgressMode::Auto, false);
         assert!(p.bar.is_hidden() || std::io::stderr().is_terminal());
-        assert!(Progress::new(true).bar.is_hidden());
+        assert!(Progress::new(ProgressMode::Auto, true).bar.is_hidden());
+        assert!(Progress::new(ProgressMode::Off, false).bar.is_hidden());
+        let lines = Progress::new(ProgressMode::Lines, false);
+        assert!(lines.bar.is_hidden() && lines.lines.is_some());
     }
 }

@@ -162,7 +162,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             }
         });
     }
-    let progress = Progress::with_setup(a.run.output.json, &log);
+    let progress = Progress::with_setup(a.run.progress.progress, a.run.output.json, &log);
     log.start("grounding");
     let game = match a.game.load(clock.time_left()) {
         Ok(game) => game,

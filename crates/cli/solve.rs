@@ -184,7 +184,7 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
     }
     let names = Names::of(&a);
     let log = SetupLog::new();
-    let progress = Progress::with_setup(a.run.output.json, &log);
+    let progress = Progress::with_setup(a.run.progress.progress, a.run.output.json, &log);
     log.start("grounding");
     let game = Arc::new(a.game.load(None)?);
     log.finish(None);

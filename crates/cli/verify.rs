@@ -1,7 +1,9 @@
 //! `symgame verify`: the symbolic solution checked state by state with the explicit solvers
 //! (the check itself is `symgame_verify`; this module parses its flags and prints its report).
 
-use crate::args::{symbolic_options, EngineArgs, GameArg, OutputArgs, Solving, TimeLimitArgs};
+use crate::args::{
+    symbolic_options, EngineArgs, GameArg, OutputArgs, ProgressArgs, Solving, TimeLimitArgs,
+};
 use crate::failure::{Context, Failure};
 use crate::output::print_json;
 use crate::progress::Progress;
@@ -40,6 +42,8 @@ pub struct Args {
     engine: EngineArgs<Solving>,
     #[command(flatten)]
     time: TimeLimitArgs,
+    #[command(flatten)]
+    progress: ProgressArgs,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -86,7 +90,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         search_nodes: a.node_limit,
         limits: a.engine.bound(a.time.limits(&clock)),
     };
-    let progress = Progress::new(a.output.json);
+    let progress = Progress::new(a.progress.progress, a.output.json);
     let report = verify(&game, &opts, |p| progress.verify(p)).about(a.game.display())?;
     progress.clear();
     if a.output.json {
