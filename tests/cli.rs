@@ -90,6 +90,11 @@ fn progress_lines_go_to_a_log_one_per_layer() {
         assert_eq!(code, 0, "{err}");
         assert!(err.is_empty(), "{quiet}: {err}");
     }
+    // `verify` reports states, not layers: at most a line a second, each with its count.
+    let (code, _, err) = symgame_line("verify gdl/tictactoe.kif --sample 20 --progress lines");
+    assert_eq!(code, 0, "{err}");
+    let checked = lines_of(&err, " states checked, 0 disagreements");
+    assert!((1..20).contains(&checked), "{err}");
     let (code, _, err) = symgame_line("reach gdl/tictactoe.kif --progress sometimes");
     assert_eq!(code, 2);
     assert_shows(&err, "possible values: auto, lines, off");

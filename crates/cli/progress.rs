@@ -238,11 +238,14 @@ impl Progress {
     pub fn verify(&self, p: &symgame_verify::Progress) {
         self.steps(Some(p.states_to_check));
         self.bar.set_position(p.states_checked);
-        let line = format!(
-            "{}/{} states checked, {} disagreements",
-            p.states_checked, p.states_to_check, p.disagreements
-        );
-        self.show_as(line, true);
+        let line = format!("states checked, {} disagreements", p.disagreements);
+        if self.lines.is_some() {
+            // A log line has no bar beside it to give the count.
+            let counted = format!("{}/{} {line}", p.states_checked, p.states_to_check);
+            self.show_as(counted, true);
+        } else {
+            self.show_as(line, true);
+        }
     }
 }
 
