@@ -365,10 +365,13 @@ pub(crate) fn log_path(dir: &Path, task: &SliceTask) -> PathBuf {
     p
 }
 
-/// The limit a job's output (`--json`) says it stopped at, if it did.
+/// The limit a job's output (`--json`) says it stopped at, if it did. The JSON object is read
+/// alone: the job's stderr (its last words, "stopped: ...") follows it in the same log.
 pub(crate) fn stopped_in(text: &str) -> Option<StopReason> {
     let at = text.find("{\n  \"stopped\"")?;
-    serde_json::from_str::<Stopped>(&text[at..])
+    serde_json::Deserializer::from_str(&text[at..])
+        .into_iter::<Stopped>()
+        .next()?
         .ok()
         .map(|s| s.stopped)
 }
@@ -441,5 +444,23 @@ impl SliceRunner for LocalPool {
             }
         }
         failed.map_or(Ok(()), Err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_jobs_stop_reason_is_read_with_its_last_words_after_it() {
+        // The log of a slice job that ran out of nodes, as the 6x6 solve's jobs wrote it: read
+        // as a whole document, the words after the JSON made the reason unreadable, and the
+        // solve reported a time limit.
+        let log = "{\n  \"stopped\": \"OutOfMemory\"\n}\nstopped: BDD engine out of nodes: \
+                   slice 0/4 of layer 28 not finished\n";
+        assert_eq!(stopped_in(log), Some(StopReason::OutOfMemory));
+        let alone = "{\n  \"stopped\": \"MemoryLimit\"\n}";
+        assert_eq!(stopped_in(alone), Some(StopReason::MemoryLimit));
+        assert_eq!(stopped_in("error: no such file\n"), None);
     }
 }
