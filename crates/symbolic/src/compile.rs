@@ -7,7 +7,7 @@
 use symgame_bdd::{BddEngine, BddError, BddResult, BiodivineEngine, EngineConfig};
 use symgame_ground::{Gate, GroundGame, Lit};
 
-use crate::disjunction::{disjuncts, or_all, reduce_balanced};
+use crate::disjunction::{disjuncts, or_all, reduce_balanced, SizeWatch};
 use crate::encoding::Encoding;
 use crate::formula::{Formula, FormulaBuilder};
 
@@ -53,6 +53,9 @@ pub(crate) struct Compiler<'a, E: BddEngine> {
     deadline: Option<std::time::Instant>,
     /// A move-independent gate of more nodes than this fails with [`BddError::Budget`].
     gate_nodes: Option<usize>,
+    /// A gate that reads a move, or a step towards it, of more nodes than this fails with
+    /// [`BddError::Budget`] ([`Self::cap_move_gates`]).
+    move_gate_nodes: Option<SizeWatch>,
     /// The care set, with the node count above which a gate is cut to it. When set, a
     /// signal's BDD is only right within the care set: it is any function that agrees with
     /// the signal there (exact while small; a gate or step of a gate over the node count is
@@ -90,6 +93,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
             stamp: 0,
             deadline: None,
             gate_nodes: None,
+            move_gate_nodes: None,
             care: None,
             move_bdds: None,
         }
@@ -172,6 +176,26 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         comp.care = Some((care.clone(), cut_nodes));
         let term_leaves = comp.eval_cones(terminal_only)?;
         Ok((comp, term_leaves))
+    }
+
+    /// The care set of a compiler made by [`Self::within`]: its signals are right only there.
+    pub(crate) fn care(&self) -> Option<&E::Bdd> {
+        self.care.as_ref().map(|(care, _)| care)
+    }
+
+    /// From now on, a gate that reads a move (or a step towards it) of more than `cap` nodes
+    /// fails with [`BddError::Budget`]: for a caller with a fallback, such as relations over
+    /// all states that can instead be compiled within each layer (wargame03: one joint move's
+    /// gates filled 16 M nodes in 20 s over all states, and take 0.2 s within a layer).
+    pub(crate) fn cap_move_gates(&mut self, cap: Option<usize>) {
+        self.move_gate_nodes = cap.map(SizeWatch::new);
+    }
+
+    /// `v` cut to the care set if there is one and `v` has more nodes than the cut size (as
+    /// every gate is): small BDDs stay exact, so that [`Self::same`] still finds a bit that
+    /// does not change.
+    pub(crate) fn cut_large(&self, v: E::Bdd) -> BddResult<E::Bdd> {
+        self.cut(false, v)
     }
 
     /// Whether `a` and `b` are the same BDD. Callers use it to skip work (a bit whose next
@@ -335,9 +359,17 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         // Within a care set: cut every step of a cyclic block's gate, others when large.
         let cut_always =
             self.care.is_some() && self.game.circuit.block_of(g).is_some_and(|b| b.cyclic);
+        let cap = self.move_gate_nodes.as_ref().filter(|_| self.dep[g]);
         let op = |a: &E::Bdd, b: &E::Bdd| {
             let v = if is_and { e.and(a, b) } else { e.or(a, b) }?;
-            self.cut(cut_always, v)
+            let v = self.cut(cut_always, v)?;
+            match cap {
+                Some(watch) if watch.over(e, &[&v]) => Err(BddError::Budget(format!(
+                    "a condition of one joint move of more than {} nodes",
+                    watch.cap
+                ))),
+                _ => Ok(v),
+            }
         };
         let decided = |x: &E::Bdd| if is_and { e.is_false(x) } else { e.is_true(x) };
         if ls.len() > WIDE {
@@ -715,6 +747,30 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// With a cap on the gates that read a move, a joint move whose gates pass it fails with
+    /// a budget; a cap they fit gives the same next functions as none.
+    #[test]
+    fn a_cap_on_the_gates_of_a_joint_move_fails_with_a_budget() {
+        let (game, enc) = encoded("connect4_4x4");
+        let e = small_engine(&enc);
+        let (mut free, _) = Compiler::prepared(&e, &game, &enc, None).unwrap();
+        let (mut tight, _) = Compiler::prepared(&e, &game, &enc, None).unwrap();
+        let (mut roomy, _) = Compiler::prepared(&e, &game, &enc, None).unwrap();
+        tight.cap_move_gates(Some(0));
+        roomy.cap_move_gates(Some(1_000_000));
+        let legal = free.legal().unwrap();
+        let joint = joint_moves(&e, &legal, &e.constant(true), 1_000, &|| false).unwrap();
+        let jm = &joint[0].0;
+        let err = tight.set_joint_move(jm);
+        assert!(matches!(err, Err(BddError::Budget(_))), "{err:?}");
+        free.set_joint_move(jm).unwrap();
+        roomy.set_joint_move(jm).unwrap();
+        for f in 0..game.fluents.len() {
+            let want = free.lit(game.next[f]).unwrap();
+            assert_eq!(roomy.lit(game.next[f]).unwrap(), want, "{f}");
         }
     }
 }

@@ -6,7 +6,7 @@ use symgame_bdd::{BddEngine, BddResult};
 use symgame_ground::GroundGame;
 
 use crate::compile::Compiler;
-use crate::disjunction::or_all;
+use crate::disjunction::{reduce_balanced, SizeWatch};
 use crate::encoding::Encoding;
 
 /// The next function of every bit the current joint move of `comp` touches (whose next value
@@ -44,7 +44,10 @@ pub(crate) fn next_bit_functions<E: BddEngine>(
                 .filter(|(k, _)| group.code(*k) & mask != 0)
                 .map(|(_, nf)| nf.clone())
                 .collect();
-            let nb = or_all(e, set)?;
+            // Cut to the care set where large, as the gates are: a group's next values over
+            // all states can be far larger than within a layer (wargame03's locations).
+            let step = |a: &E::Bdd, b: &E::Bdd| comp.cut_large(e.or(a, b)?);
+            let nb = reduce_balanced(set, step, |_| false)?.unwrap_or_else(|| e.constant(false));
             if !comp.same(&nb, &e.var(Encoding::current_bit_var(b))) {
                 out.push((b, nb));
             }
@@ -55,7 +58,8 @@ pub(crate) fn next_bit_functions<E: BddEngine>(
 
 /// For an encoding whose groups are assumed ([`Encoding::assumed`]): the states where the
 /// current joint move of `comp` breaks a group (two of its fluents true next, or none of an
-/// exactly-one group). `None` for proven groups.
+/// exactly-one group). `None` for proven groups. A compiler within a care set gives them
+/// within that set only ([`Compiler::care`]).
 pub(crate) fn group_violation<E: BddEngine>(
     e: &E,
     enc: &Encoding,
@@ -65,6 +69,28 @@ pub(crate) fn group_violation<E: BddEngine>(
     group_violation_of(e, enc, comp, game, |_| true)
 }
 
+/// [`group_violation`] failing with [`symgame_bdd::BddError::Budget`] where a group's check
+/// passes `cap` nodes (if given): over all
+/// states "two of these next values" can run out of nodes on a game whose layers are tiny
+/// (wargame03 filled 16 M nodes in 20 s), where a game compiled within each layer checks it
+/// within the layer.
+pub(crate) fn group_violation_capped<E: BddEngine>(
+    e: &E,
+    enc: &Encoding,
+    comp: &Compiler<'_, E>,
+    game: &GroundGame,
+    cap: Option<usize>,
+) -> BddResult<Option<E::Bdd>> {
+    violation(
+        e,
+        enc,
+        comp,
+        game,
+        &|_| true,
+        cap.map(SizeWatch::new).as_ref(),
+    )
+}
+
 /// [`group_violation`] for the groups `g` with `which(g)` only.
 pub(crate) fn group_violation_of<E: BddEngine>(
     e: &E,
@@ -72,6 +98,18 @@ pub(crate) fn group_violation_of<E: BddEngine>(
     comp: &Compiler<'_, E>,
     game: &GroundGame,
     which: impl Fn(usize) -> bool,
+) -> BddResult<Option<E::Bdd>> {
+    violation(e, enc, comp, game, &which, None)
+}
+
+/// [`group_violation_of`], with an optional node cap on each group's check.
+fn violation<E: BddEngine>(
+    e: &E,
+    enc: &Encoding,
+    comp: &Compiler<'_, E>,
+    game: &GroundGame,
+    which: &dyn Fn(usize) -> bool,
+    cap: Option<&SizeWatch>,
 ) -> BddResult<Option<E::Bdd>> {
     if !enc.assumed() {
         return Ok(None);
@@ -101,8 +139,11 @@ pub(crate) fn group_violation_of<E: BddEngine>(
         {
             continue;
         }
+        // Within the compiler's care set, if any: the callers use the result only there.
         let (two, none) =
-            crate::disjunction::two_and_none_checked(e, &nfs, &|| comp.check_deadline())?;
+            crate::disjunction::two_and_none_within(e, &nfs, (comp.care(), cap), &|| {
+                comp.check_deadline()
+            })?;
         broken = e.or(&broken, &two)?;
         if group.exactly_one {
             broken = e.or(&broken, &none)?;

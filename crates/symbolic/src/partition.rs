@@ -11,7 +11,7 @@ use crate::compile::{Compiler, JointMove};
 use crate::disjunction::{and_not_all_checked, cluster_parts};
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
-use crate::next_bits::{group_violation, next_bit_functions};
+use crate::next_bits::{group_violation_capped, next_bit_functions};
 use crate::options::SymbolicOptions;
 
 /// One part of the partitioned transition relation.
@@ -312,7 +312,8 @@ pub(crate) fn restrict_conjunct_lists<E: BddEngine>(
 /// constrained (frame by omission). A relation larger than [`SymbolicOptions::max_relation_nodes`]
 /// is kept as conjuncts; a relation that is empty is dropped. With `predict` (the caller has a
 /// fallback), fails with [`BddError::Budget`] as soon as the relations are predicted to end
-/// past the set-up deadline ([`past_share`]).
+/// past the set-up deadline ([`past_share`]), and where a gate of one joint move or a check
+/// of the assumed fluent groups passes [`SymbolicOptions::max_condition_nodes`].
 pub(crate) fn per_joint_move<E: BddEngine>(
     e: &E,
     enc: &Encoding,
@@ -323,6 +324,10 @@ pub(crate) fn per_joint_move<E: BddEngine>(
     predict: bool,
 ) -> Result<Vec<Partition<E>>, SymbolicError> {
     let total = joint.len();
+    // With a fallback, no gate of one joint move (nor check of the assumed groups) over the
+    // conditions' cap: within each layer they are far smaller.
+    let cap = predict.then_some(opts.max_condition_nodes);
+    comp.cap_move_gates(cap);
     // The rate is measured from the end of the first relation: the first joint move also
     // evaluates the `next` cone with every move false (the base of the others).
     let mut started = std::time::Instant::now();
@@ -337,7 +342,7 @@ pub(crate) fn per_joint_move<E: BddEngine>(
         }
         comp.set_joint_move(&jm)?;
         let fns = next_bit_functions(e, enc, comp, game)?;
-        let violation = match group_violation(e, enc, comp, game)? {
+        let violation = match group_violation_capped(e, enc, comp, game, cap)? {
             Some(v) => Some(e.and(&cond, &v)?).filter(|v| !e.is_false(v)),
             None => None,
         };
@@ -366,6 +371,7 @@ pub(crate) fn per_joint_move<E: BddEngine>(
         part.violation = violation;
         partitions.push(part);
     }
+    comp.cap_move_gates(None);
     Ok(partitions)
 }
 
