@@ -151,20 +151,11 @@ pub(crate) fn cluster_parts<E: BddEngine>(
 
 /// `(two, none)`: the states where at least two of `bs` are true; those where none is.
 pub(crate) fn two_and_none<E: BddEngine>(e: &E, bs: &[E::Bdd]) -> BddResult<(E::Bdd, E::Bdd)> {
-    two_and_none_checked(e, bs, &|| Ok(()))
+    two_and_none_within(e, bs, (None, None), &|| Ok(()))
 }
 
 /// [`two_and_none`] with `check` asked before each function's operations (see
-/// [`or_all_checked`]).
-pub(crate) fn two_and_none_checked<E: BddEngine>(
-    e: &E,
-    bs: &[E::Bdd],
-    check: &dyn Fn() -> BddResult<()>,
-) -> BddResult<(E::Bdd, E::Bdd)> {
-    two_and_none_within(e, bs, (None, None), check)
-}
-
-/// [`two_and_none_checked`] within the states of `within` (if given): both results are
+/// [`or_all_checked`]), within the states of `within` (if given): both results are
 /// conjoined with it, and so is every step towards them. Over all states "exactly one of
 /// these" of many functions can be far larger than within a small layer (wargame03: the
 /// location group's next values, within a layer of 4,926 states, ran past 16 M nodes).

@@ -222,14 +222,11 @@ fn violation_within<E: BddEngine>(
         {
             continue;
         }
-        let cut = nfs
-            .iter()
-            .map(|nf| e.and(nf, within))
-            .collect::<symgame_bdd::BddResult<Vec<_>>>()?;
-        let (two, none) = crate::disjunction::two_and_none_checked(e, &cut, &check)?;
+        let (two, none) =
+            crate::disjunction::two_and_none_within(e, &nfs, (Some(within), None), &check)?;
         broken = e.or(&broken, &two)?;
         if group.exactly_one {
-            broken = e.or(&broken, &e.and(&none, within)?)?;
+            broken = e.or(&broken, &none)?;
         }
     }
     Ok(Some(broken))
