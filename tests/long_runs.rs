@@ -320,6 +320,19 @@ fn a_killed_solve_resumes_from_its_last_solved_layer() {
         "the solve ended before it was killed ({n} layers)"
     );
     assert!(parts.join("forward.json").exists());
+    let kept = std::fs::read_to_string(parts.join("solution.json")).unwrap();
+    lost_outcomes_are_refused(game, &parts, &scratch.join("lost"), &kept);
+    // A sitting stopped before it solves a layer (the node limit trips in the first one) keeps
+    // the solved layers and the outcomes they index (it once wrote none, and the next sitting
+    // solved on with the draw missing).
+    let (code, _, err) = symgame(&["solve", game, "--resume", p, "--node-limit", "5000"]);
+    assert_eq!(code, 3, "{err}");
+    let after: Value =
+        serde_json::from_str(&std::fs::read_to_string(parts.join("solution.json")).unwrap())
+            .unwrap();
+    let before: Value = serde_json::from_str(&kept).unwrap();
+    assert_eq!(after["stats"]["outcomes"], before["stats"]["outcomes"]);
+    assert_eq!(after["stats"]["layers"], before["stats"]["layers"]);
     let (code, out, err) = symgame(&["solve", "--json", game, "--resume", p]);
     assert_eq!(code, 0, "{err}");
     let resumed: Value = serde_json::from_str(&out).unwrap();
@@ -357,4 +370,31 @@ fn a_killed_solve_resumes_from_its_last_solved_layer() {
     // The solution reads back as any other.
     let (code, out, err) = symgame(&["verify", "--solution", p, game, "--sample", "50"]);
     assert_eq!(code, 0, "{out}{err}");
+}
+
+/// A copy of the solve directory `from` whose manifest (`kept`, its text) lists fewer outcomes
+/// than its solved layers name, checksummed as if written so, is refused with a clear error:
+/// solving on from it would give wrong values.
+fn lost_outcomes_are_refused(game: &str, from: &Path, to: &Path, kept: &str) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+    let mut m: Value = serde_json::from_str(kept).unwrap();
+    m["stats"]["outcomes"] = Value::Array(Vec::new());
+    m["checksum"] = Value::from("00000000");
+    let text = serde_json::to_string_pretty(&m).unwrap();
+    let sum = format!("{:08x}", crc32fast::hash(text.as_bytes()));
+    let text = text.replacen(
+        "\"checksum\": \"00000000\"",
+        &format!("\"checksum\": \"{sum}\""),
+        1,
+    );
+    std::fs::write(to.join("solution.json"), text).unwrap();
+    let (code, _, err) = symgame(&["solve", game, "--resume", to.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("solution.json") && err.contains("outcomes but the manifest lists 0"),
+        "{err}"
+    );
 }

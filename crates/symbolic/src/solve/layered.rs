@@ -8,7 +8,7 @@ use symgame_bdd::BddEngine;
 
 use crate::solve::context::Context;
 use crate::solve::error::{SolveError, SolveOrStop};
-use crate::solve::files::{read_manifest, write_layer, write_manifest};
+use crate::solve::files::{read_manifest, write_layer, write_manifest, FileError, MANIFEST};
 use crate::solve::options::SolveOptions;
 use crate::solve::slices::{read_sliced, remove_slices, run_slices, slice_count, SlicedLayer};
 use crate::solve::slicing::{SliceFailure, SlicePass, Slicing};
@@ -41,6 +41,9 @@ pub(crate) fn solve_layered<E: BddEngine>(
         stats.resumed.layers = rows.len();
         stats.resumed.earlier_seconds = rows.last().map_or(0.0, |l| l.seconds);
         stats.layers = rows;
+        // Also in the statistics now: a sitting that stops before it solves a layer rewrites
+        // the manifest from them, and must not lose the outcomes the kept layers index.
+        stats.outcomes = list.clone();
         outcomes.list = list;
         next = classes;
         if start == 0 {
@@ -261,5 +264,15 @@ fn resume_point<E: BddEngine>(
         return Ok(None);
     };
     let classes = read_layer(ctx.g.engine(), dir, &opts.fingerprint, shallowest.depth)?;
+    let known = m.stats.outcomes.len();
+    let named = rows.iter().map(|l| l.per_outcome.len());
+    let indexed = classes.iter().map(|c| c.outcome + 1);
+    if let Some(n) = named.chain(indexed).max().filter(|&n| n > known) {
+        let why = format!(
+            "the solved layers name {n} outcomes but the manifest lists {known}; remove the \
+             directory to solve again"
+        );
+        return Err(FileError::format(&dir.join(MANIFEST), &why).into());
+    }
     Ok(Some((rows, m.stats.outcomes, classes)))
 }

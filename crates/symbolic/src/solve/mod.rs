@@ -58,7 +58,7 @@ use crate::game::SymbolicGame;
 use crate::prefix::ExplicitRun;
 use crate::solve::context::Context;
 use crate::solve::error::{SolveError, SolveOrStop};
-use crate::solve::files::{prepare_dir, write_layer, write_manifest};
+use crate::solve::files::{prepare_dir, read_manifest, write_layer, write_manifest};
 use crate::solve::forward::{forward, Forward, Keep};
 use crate::solve::layered::solve_layered;
 use crate::solve::options::{LayeredMode, SolveOptions, ValueRule};
@@ -136,7 +136,12 @@ pub fn solve_with<E: BddEngine>(
     }
     if let Some(dir) = &opts.out_dir {
         let complete = stats.stopped.is_none();
-        write_manifest(dir, &opts.fingerprint, g.encoding(), &stats, complete)?;
+        // A sitting stopped before it read back (or solved) any layer leaves the manifest of
+        // the earlier ones as it is: rewritten from these statistics it would lose them.
+        let kept = stats.stopped.is_some() && stats.layers.is_empty() && read_manifest(dir).is_ok();
+        if !kept {
+            write_manifest(dir, &opts.fingerprint, g.encoding(), &stats, complete)?;
+        }
     }
     Ok(Solved {
         stats,
