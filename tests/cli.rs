@@ -67,7 +67,7 @@ fn reach_counts_tictactoe_symbolically_on_both_engines() {
     }
 }
 
-/// `--progress lines` writes one line per layer to stderr, also beside `--json` (whose report
+/// `--progress lines` writes one line per layer (of `solve`: also of its forward search) to stderr, also beside `--json` (whose report
 /// stays alone on stdout); by default a stderr that is not a terminal gets no progress.
 #[test]
 fn progress_lines_go_to_a_log_one_per_layer() {
@@ -85,6 +85,12 @@ fn progress_lines_go_to_a_log_one_per_layer() {
     let (code, _, err) = symgame_line("solve gdl/tictactoe.kif --progress lines");
     assert_eq!(code, 0, "{err}");
     assert_eq!(lines_of(&err, "] solved layer "), 10, "{err}");
+    // Its forward search comes first, a line per layer too (a long one says how far it got).
+    assert_eq!(lines_of(&err, "] forward search, layer "), 10, "{err}");
+    assert!(
+        err.contains("forward search, layer 9: 5,478 states in all"),
+        "{err}"
+    );
     for quiet in ["", "--progress off"] {
         let (code, _, err) = symgame_line(&format!("reach gdl/tictactoe.kif {quiet}"));
         assert_eq!(code, 0, "{err}");

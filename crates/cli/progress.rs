@@ -204,9 +204,17 @@ impl Progress {
         }
     }
 
-    /// After a solved layer. A layered solve goes from the deepest layer down to the initial
-    /// one, so its first report tells the number of layers: from then on a bar.
+    /// After a layer of the forward search, until a layer is solved, and after a solved layer.
+    /// A layered solve goes from the deepest layer down to the initial one, so its first
+    /// report tells the number of layers: from then on a bar.
     pub fn solve(&self, s: &SolveStats) {
+        if s.layers.is_empty() && s.forward_layers > 0 {
+            self.show(format!(
+                "forward search, layer {}: {} states in all",
+                s.forward_layers - 1,
+                count(&s.states)
+            ));
+        }
         if let (Some(first), Some(l)) = (s.layers.first(), s.layers.last()) {
             if s.layered {
                 self.steps(Some(first.depth as u64 + 1));

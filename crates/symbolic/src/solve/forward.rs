@@ -46,14 +46,15 @@ pub(crate) struct Keep<'a> {
 /// detects whether the game is layered (no move leads back into a layer already seen, which
 /// with BFS means every move goes from layer k to k + 1). With `keep`, after each layer the
 /// first layer not finished and the manifest are written too, and a search found there goes on
-/// from its frontier (the explicit layers are then not used).
+/// from its frontier (the explicit layers are then not used). `finished` is told the number of
+/// layers and of their states after each layer.
 pub(crate) fn forward<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     ctx: &mut Context<'_, '_, E>,
     explicit: Option<ExplicitRun>,
-    to_files: bool,
-    spill: &Spill,
+    (to_files, spill): (bool, &Spill),
     keep: Option<Keep<'_>>,
+    finished: &mut dyn FnMut(usize, &BigUint),
 ) -> Result<Forward<E>, SolveOrStop> {
     let e = g.engine();
     let mut layers = Vec::new();
@@ -112,6 +113,7 @@ pub(crate) fn forward<E: BddEngine>(
             };
             m.write(spill.dir())?;
         }
+        finished(depth, &states);
     }
     Ok(Forward {
         reached: Some(bfs.reached),

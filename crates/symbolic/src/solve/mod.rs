@@ -104,6 +104,7 @@ pub fn solve_with<E: BddEngine>(
         layers: Vec::new(),
         per_outcome: Vec::new(),
         states: BigUint::default(),
+        forward_layers: 0,
         unsolved: BigUint::default(),
         reach_seconds: 0.0,
         explicit_layers: 0,
@@ -189,7 +190,13 @@ fn run<E: BddEngine>(
                 fingerprint: &opts.fingerprint,
                 found,
             });
-            forward(g, ctx, explicit, to_files, &spill, keep)?
+            // Each finished layer shown as progress (a long search says how far it got).
+            let mut finished = |depths: usize, states: &BigUint| {
+                stats.forward_layers = depths;
+                stats.states.clone_from(states);
+                progress(stats);
+            };
+            forward(g, ctx, explicit, (to_files, &spill), keep, &mut finished)?
         }
     };
     if g.assumption_broken() {
@@ -205,6 +212,7 @@ fn run<E: BddEngine>(
     stats.reach_seconds = ctx.guard.started.elapsed().as_secs_f64();
     stats.explicit_layers = fwd.explicit_layers;
     stats.states = fwd.states.clone();
+    stats.forward_layers = fwd.depths;
     if layered_path(two, opts, &fwd) {
         stats.layered = true;
         drop(fwd.reached);

@@ -140,9 +140,14 @@ pub struct SolveStats {
     /// Solved states per outcome over all layers (decimal strings).
     #[serde(with = "decimal::list")]
     pub per_outcome: Vec<BigUint>,
-    /// Reachable states (decimal string).
+    /// Reachable states (decimal string); while the forward search runs (and after a stop in
+    /// it), those of its finished layers.
     #[serde(with = "decimal")]
     pub states: BigUint,
+    /// Layers of the forward search finished so far (all of them once it is done): what the
+    /// progress of a solve shows until its first layer is solved.
+    #[serde(default)]
+    pub forward_layers: usize,
     /// Reachable states left without a value (only in games with cycles; decimal string).
     #[serde(with = "decimal")]
     pub unsolved: BigUint,
