@@ -417,8 +417,12 @@ impl<K: EngineDefaults> EngineArgs<K> {
     /// A 1/`jobs` share of the run's memory (`--memory`, else the safe share of the
     /// machine), for each of `jobs` processes; `None` if the machine's memory is unknown.
     pub fn memory_share(&self, jobs: u32) -> Option<u64> {
-        let m = self.memory.or_else(safe_share)? / u64::from(jobs.max(1));
-        Some(m.max(64 << 20))
+        Some(share_beside(self.memory.or_else(safe_share)?, 0, jobs))
+    }
+
+    /// The run's memory (`--memory`, else the safe share of the machine), if known.
+    pub fn memory_total(&self) -> Option<u64> {
+        self.memory.or_else(safe_share)
     }
 
     /// `--threads` for each of `jobs` processes on this machine: as given, or where it is 0
@@ -684,9 +688,27 @@ impl Clock {
     }
 }
 
+/// A 1/`jobs` share of what `total` bytes leave beside the `own` resident bytes of the process
+/// that starts the jobs (a solve merging one layer while the jobs of the next run holds its
+/// classes), and at least 64 MiB.
+pub fn share_beside(total: u64, own: u64, jobs: u32) -> u64 {
+    (total.saturating_sub(own) / u64::from(jobs.max(1))).max(64 << 20)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Jobs share what the run's memory leaves beside the process that starts them; never
+    /// less than 64 MiB each.
+    #[test]
+    fn jobs_share_the_memory_left_beside_their_parent() {
+        let g = 1u64 << 30;
+        assert_eq!(share_beside(19 * g, 0, 2), 19 * g / 2);
+        assert_eq!(share_beside(19 * g, 5 * g, 2), 7 * g);
+        assert_eq!(share_beside(19 * g, 5 * g, 0), 14 * g);
+        assert_eq!(share_beside(4 * g, 5 * g, 2), 64 << 20);
+    }
 
     #[test]
     fn seconds_in_range_only() {

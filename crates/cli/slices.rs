@@ -4,7 +4,8 @@
 //! local process pool that runs them ([`LocalPool`]).
 
 use crate::args::{
-    symbolic_options, Clock, EngineArgs, EngineDefaults, GameArg, LimitArgs, OutputArgs, Solving,
+    share_beside, symbolic_options, Clock, EngineArgs, EngineDefaults, GameArg, LimitArgs,
+    OutputArgs, Solving,
 };
 use crate::failure::Failure;
 use crate::output::print_json;
@@ -153,7 +154,8 @@ pub(crate) fn job_outcome<T: serde::Serialize>(
 pub struct JobsArgs {
     /// Solve (solve) or expand (reach) each large layer in slices, N processes at once
     /// (`symgame solve-slice` or `symgame reach-slice`, each with its own BDD engine, a 1/N
-    /// share of the memory and, unless --threads is given, of the cores), with a directory (solve: --out or --resume; reach: --resume): the
+    /// share of the memory this process leaves when the job starts and, unless --threads is
+    /// given, of the cores), with a directory (solve: --out or --resume; reach: --resume): the
     /// jobs share its files. 1: every layer in this process.
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=256))]
@@ -298,6 +300,9 @@ impl<K: EngineDefaults> JobSpec<'_, K> {
 pub struct LocalPool {
     /// The job's command line up to `--layer` ([`JobSpec::command`]).
     args: Vec<OsString>,
+    /// The run's memory and where the jobs' share of it stands in `args`: each job gets its
+    /// share of what this process leaves when the job starts ([`share_beside`]).
+    memory: Option<(u64, usize)>,
     pass: SlicePass,
     dir: PathBuf,
     jobs: usize,
@@ -320,8 +325,11 @@ impl LocalPool {
             spec.engine.memory_share(jobs),
             spec.engine.threads_share(jobs),
         )?;
+        let at = args.iter().position(|a| a == "--memory").map(|i| i + 1);
+        let memory = spec.engine.memory_total().zip(at);
         Ok(LocalPool {
             args,
+            memory,
             pass: spec.pass,
             dir: absolute(spec.dir),
             jobs: jobs as usize,
@@ -338,8 +346,15 @@ impl LocalPool {
         let err = out
             .try_clone()
             .map_err(|e| SliceFailure::Failed(format!("{}: {e}", log.display())))?;
-        let mut cmd = Command::new(&self.args[0]);
-        cmd.args(&self.args[1..])
+        let mut args = self.args.clone();
+        if let Some((total, at)) = self.memory {
+            let own = symgame_limits::resident_bytes().unwrap_or(0);
+            args[at] = share_beside(total, own, self.jobs as u32)
+                .to_string()
+                .into();
+        }
+        let mut cmd = Command::new(&args[0]);
+        cmd.args(&args[1..])
             .arg("--layer")
             .arg(task.depth.to_string())
             .arg("--slice")
