@@ -662,10 +662,14 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
 }
 
 /// Whether the move-independent conditions of `game` (the gates [`Compiler::prepared`]
-/// evaluates) compile with no gate over `max_nodes` nodes and no operation building more,
-/// before `deadline`: `Err(`[`BddError::Budget`]`)` if not. Tried on a biodivine engine with
-/// that budget on every operation, because an operation of the main engine cannot be stopped
-/// once started (one operation of a huge condition can run for minutes).
+/// evaluates), and then the gates of a first joint move, compile with no gate over
+/// `max_nodes` nodes and no operation building more, before `deadline`:
+/// `Err(`[`BddError::Budget`]`)` if not. Tried on a biodivine engine with that budget on
+/// every operation, because an operation of the main engine cannot be stopped once started
+/// (one operation of a huge condition can run for minutes). The first joint move of a
+/// compilation evaluates every gate that reads a move (the base the later ones change a few
+/// of), so one operation of it can be the largest of all: hexPie's ran out of 16 M nodes in
+/// the main engine after 18 s, past the time limit.
 pub(crate) fn conditions_fit(
     game: &GroundGame,
     enc: &Encoding,
@@ -674,7 +678,12 @@ pub(crate) fn conditions_fit(
 ) -> BddResult<()> {
     let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small())?
         .with_budget(deadline, Some(max_nodes));
-    Compiler::prepared_with(&e, game, enc, deadline, Some(max_nodes)).map(|_| ())
+    let (mut comp, _) = Compiler::prepared_with(&e, game, enc, deadline, Some(max_nodes))?;
+    if game.roles.iter().all(|r| !r.moves.is_empty()) {
+        comp.cap_move_gates(Some(max_nodes));
+        comp.set_joint_move(&vec![0; game.roles.len()])?;
+    }
+    Ok(())
 }
 
 /// The BDD of every fluent under `enc`: its group's bits hold its code.
@@ -772,5 +781,18 @@ mod tests {
             let want = free.lit(game.next[f]).unwrap();
             assert_eq!(roomy.lit(game.next[f]).unwrap(), want, "{f}");
         }
+    }
+
+    /// The conditions' trial on a budgeted engine also takes a first joint move: a cap its
+    /// gates pass fails with a budget, also where the conditions alone fit it (the eight
+    /// puzzle's move gates are larger than its conditions).
+    #[test]
+    fn the_conditions_trial_takes_a_first_joint_move_within_the_cap() {
+        let (game, enc) = encoded("eight_puzzle");
+        let e = small_engine(&enc).with_budget(None, Some(20));
+        Compiler::prepared_with(&e, &game, &enc, None, Some(20)).unwrap();
+        let err = conditions_fit(&game, &enc, None, 20);
+        assert!(matches!(err, Err(BddError::Budget(_))), "{err:?}");
+        conditions_fit(&game, &enc, None, 1_000_000).unwrap();
     }
 }

@@ -279,8 +279,8 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         };
         opts.phase("conditions");
         // The sizes are checked on a budgeted engine first (one operation of the main engine
-        // cannot be stopped); both engines build the same BDDs, so the main compilation needs
-        // no check of its own.
+        // cannot be stopped), with the gates of a first joint move; both engines build the
+        // same BDDs, so the main compilation of the conditions needs no check of its own.
         if let Some(cap) = gate_nodes {
             conditions_fit(game, enc, opts.setup_deadline, cap)?;
         }

@@ -389,21 +389,21 @@ impl Layerwise {
                 continue;
             }
             let touched: Vec<u32> = fns.iter().map(|(b, _)| *b).collect();
-            let eqs = equations(e, &fns, &stop)?;
-            let part = if e.node_count_exceeds(&eqs, self.cluster_nodes) {
-                // Too large as one BDD: its equations meet the layer one at a time.
-                let conjuncts = fns
-                    .iter()
-                    .rev()
-                    .map(|(b, nb)| {
-                        let next = Encoding::next_bit_var(*b);
-                        Ok((next, e.iff(&e.var(next), nb)?))
-                    })
-                    .collect::<symgame_bdd::BddResult<Vec<_>>>()?;
-                Partition::new(enc, vec![jm], jl, conjuncts, touched)
-            } else {
-                Partition::new(enc, vec![jm], e.and(&jl, &eqs)?, Vec::new(), touched)
-            };
+            let part =
+                if let Some(eqs) = equations_capped(e, &fns, Some(self.cluster_nodes), &stop)? {
+                    Partition::new(enc, vec![jm], e.and(&jl, &eqs)?, Vec::new(), touched)
+                } else {
+                    // Too large as one BDD: its equations meet the layer one at a time.
+                    let conjuncts = fns
+                        .iter()
+                        .rev()
+                        .map(|(b, nb)| {
+                            let next = Encoding::next_bit_var(*b);
+                            Ok((next, e.iff(&e.var(next), nb)?))
+                        })
+                        .collect::<symgame_bdd::BddResult<Vec<_>>>()?;
+                    Partition::new(enc, vec![jm], jl, conjuncts, touched)
+                };
             parts.push(part);
         }
         let deadline = guard.and_then(|g| g.deadline());
@@ -665,12 +665,17 @@ fn worth_factoring(moves: &[Vec<usize>]) -> bool {
     moves.iter().filter(|m| m.len() > 1).count() >= 2 && joint_count(moves) > 2 * sum
 }
 
-/// `AND_b (x_b' <-> f_b)` over `eqs`, built bottom-up by descending bit.
-fn equations<E: BddEngine>(
+/// `AND_b (x_b' <-> f_b)` over `eqs`, built bottom-up by descending bit; `None` once it
+/// passes `max_nodes` nodes, if given (the equations then meet the layer one at a time). Over all
+/// states their conjunction can be exponential where the layer keeps it small: the eight
+/// puzzle's, a blank's move shifting tiles between cells, passed 24 GB on its first layer of
+/// one state.
+fn equations_capped<E: BddEngine>(
     e: &E,
     eqs: &[(u32, E::Bdd)],
+    max_nodes: Option<usize>,
     stop: &dyn Fn() -> Result<(), StopReason>,
-) -> Result<E::Bdd, SymbolicError> {
+) -> Result<Option<E::Bdd>, SymbolicError> {
     let mut sorted: Vec<&(u32, E::Bdd)> = eqs.iter().collect();
     sorted.sort_by_key(|(b, _)| std::cmp::Reverse(*b));
     let mut acc = e.constant(true);
@@ -679,8 +684,20 @@ fn equations<E: BddEngine>(
         stop().map_err(SymbolicError::Stopped)?;
         let eq = e.iff(&e.var(Encoding::next_bit_var(*b)), f)?;
         acc = e.and(&eq, &acc)?;
+        if max_nodes.is_some_and(|n| e.node_count_exceeds(&acc, n)) {
+            return Ok(None);
+        }
     }
-    Ok(acc)
+    Ok(Some(acc))
+}
+
+/// [`equations_capped`] with no cap: the whole conjunction.
+fn equations<E: BddEngine>(
+    e: &E,
+    eqs: &[(u32, E::Bdd)],
+    stop: &dyn Fn() -> Result<(), StopReason>,
+) -> Result<E::Bdd, SymbolicError> {
+    Ok(equations_capped(e, eqs, None, stop)?.expect("with no cap it never gives up"))
 }
 
 #[cfg(test)]

@@ -299,6 +299,31 @@ fn a_game_compiled_within_each_layer_images_and_refuses_pre_images() {
     assert!(within.terminal().is_err());
 }
 
+/// Past the conditions' cap in the gates of a first joint move (the eight puzzle's
+/// conditions fit 20 nodes, its first move's gates do not), a game compiled once gives up
+/// before its relations and is compiled within each layer instead, with the same images
+/// (equations that over all states would pass 24 GB meet the layer one at a time).
+#[test]
+fn a_first_joint_move_over_the_cap_falls_back_to_compiling_within_each_layer() {
+    let game = load_game("eight_puzzle");
+    let enc = Encoding::new(&game, Order::Heuristic);
+    let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+    let once = SymbolicGame::new(&e, &game, enc.clone(), &SymbolicOptions::default()).unwrap();
+    let capped = SymbolicOptions {
+        max_condition_nodes: 20,
+        ..layerwise_options()
+    };
+    let within = SymbolicGame::new(&e, &game, enc, &capped).unwrap();
+    assert!(within.is_layerwise() && !once.is_layerwise());
+    let mut layer = once.init().clone();
+    for _ in 0..8 {
+        let next = once.image(&layer).unwrap();
+        assert_eq!(within.image(&layer).unwrap(), next);
+        layer = next;
+    }
+    assert!(!e.is_false(&layer));
+}
+
 /// Serialisation smoke test without serde_json: the stats implement `Serialize`, and the
 /// debug form shows the counts.
 fn serde_json_like(st: &ReachStats) -> String {
