@@ -285,12 +285,7 @@ fn a_game_compiled_within_each_layer_images_and_refuses_pre_images() {
     let within = SymbolicGame::new(&e, &game, enc, &layerwise_options()).unwrap();
     assert!(within.is_layerwise() && !once.is_layerwise());
     // Layer by layer to the sixth, where some states are terminal (a line after five marks).
-    let mut layer = once.init().clone();
-    for _ in 0..6 {
-        let next = once.image(&layer).unwrap();
-        assert_eq!(within.image(&layer).unwrap(), next);
-        layer = next;
-    }
+    let layer = same_images(&once, &within, 6);
     let open = once.and_not_terminal(&layer).unwrap();
     assert_ne!(open, layer, "layer 6 holds terminal states");
     assert_eq!(within.and_not_terminal(&layer).unwrap(), open);
@@ -315,13 +310,24 @@ fn a_first_joint_move_over_the_cap_falls_back_to_compiling_within_each_layer() {
     };
     let within = SymbolicGame::new(&e, &game, enc, &capped).unwrap();
     assert!(within.is_layerwise() && !once.is_layerwise());
+    let layer = same_images(&once, &within, 8);
+    assert!(!e.is_false(&layer));
+}
+
+/// The first `layers` images from the initial state, checked equal under both compilations
+/// of a game; the last of them.
+fn same_images<E: BddEngine>(
+    once: &SymbolicGame<'_, E>,
+    within: &SymbolicGame<'_, E>,
+    layers: usize,
+) -> E::Bdd {
     let mut layer = once.init().clone();
-    for _ in 0..8 {
+    for _ in 0..layers {
         let next = once.image(&layer).unwrap();
         assert_eq!(within.image(&layer).unwrap(), next);
         layer = next;
     }
-    assert!(!e.is_false(&layer));
+    layer
 }
 
 /// Serialisation smoke test without serde_json: the stats implement `Serialize`, and the
