@@ -496,16 +496,22 @@ pub(crate) fn attach_terminal_parts<E: BddEngine>(
             if !reads_touched {
                 continue;
             }
-            // The check is an image of almost every state: not on a large relation.
+            // Can a step of the cluster go from a state outside `t` to one inside: is
+            // `R(x, x') & !t(x) & t(x')` satisfiable (untouched bits read from `x`)? Not an
+            // image of `!t` (almost every state), whose quantification can blow up: a search
+            // for one satisfying path, given up at the second's end, on small BDDs only.
             let relevant = if !cl.conjuncts.is_empty()
                 || checks > 20_000
                 || std::time::Instant::now() >= check_until
                 || e.node_count_exceeds(&cl.relation, CHECKED_RELATION_NODES)
+                || e.node_count_exceeds(t, CHECKED_RELATION_NODES)
             {
                 true
             } else {
-                let from = cl.image(e, &e.not(t)?)?;
-                !e.is_false(&e.and(&from, t)?)
+                let leaves = e.and_not(&cl.relation, t)?;
+                let enters = e.rename(t, &cl.to_next)?;
+                let stop = || std::time::Instant::now() >= check_until;
+                e.disjoint(&leaves, &enters, &stop)? != Some(true)
             };
             if relevant {
                 rel.push(i);

@@ -314,6 +314,49 @@ fn a_first_joint_move_over_the_cap_falls_back_to_compiling_within_each_layer() {
     assert!(!e.is_false(&layer));
 }
 
+/// Each cluster keeps the terminal parts a step of it can make true, and only those (a
+/// satisfying path of `R & !t & t'`, not the image of every non-terminal state): every
+/// terminal successor of a non-terminal state under the cluster is in one of its parts, and a
+/// part it dropped holds none. Tic-tac-toe with one cluster a move and one part a line: a
+/// mark in a corner can complete three lines, not the other five.
+#[test]
+fn clusters_keep_exactly_the_terminal_parts_they_can_make_true() {
+    let game = load_game("tictactoe");
+    let enc = Encoding::new(&game, Order::Heuristic);
+    let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+    let opts = SymbolicOptions {
+        cluster_nodes: 0,
+        terminal_cluster_nodes: 0,
+        ..SymbolicOptions::default()
+    };
+    let g = SymbolicGame::new(&e, &game, enc, &opts).unwrap();
+    let terminal = g.terminal().unwrap();
+    let open = e.not(&terminal).unwrap();
+    let all_parts = g.terminal_parts();
+    let mut dropped = 0;
+    for cl in g.clusters() {
+        let ends = e.and(&cl.image(&e, &open).unwrap(), &terminal).unwrap();
+        let kept = cl.terminal_parts();
+        let mut covered = e.constant(false);
+        for t in kept {
+            covered = e.or(&covered, t).unwrap();
+        }
+        assert!(
+            e.implies(&ends, &covered).unwrap(),
+            "a part made true was dropped"
+        );
+        for t in all_parts.iter().filter(|t| !kept.contains(t)) {
+            dropped += 1;
+            let leave = cl.image(&e, &e.and_not(&open, t).unwrap()).unwrap();
+            assert!(
+                e.is_false(&e.and(&leave, t).unwrap()),
+                "a dropped part is made true"
+            );
+        }
+    }
+    assert!(dropped > 0, "no cluster dropped a part");
+}
+
 /// The first `layers` images from the initial state, checked equal under both compilations
 /// of a game; the last of them.
 fn same_images<E: BddEngine>(
