@@ -805,3 +805,30 @@ fn a_budgeted_biodivine_operation_stops_inside_at_the_deadline() {
     let diff = free.xor(&big, &shifted).unwrap();
     assert_eq!(diff, free.and_not(&shifted, &big).unwrap());
 }
+
+/// The bounded size check stays exact when small checks follow a large one (the oxidd engine
+/// keeps its visited sets between calls, a small and a large one): `x_i <-> y_i` for 16
+/// pairs with every `x` above every `y` has over 2^16 nodes, a single pair 4.
+#[test]
+fn size_checks_after_a_large_walk_stay_exact() {
+    on_both!(32, EngineConfig::small(), |e| {
+        let mut eq = e.constant(true);
+        for i in 0..16 {
+            let pair = e.iff(&e.var(i), &e.var(16 + i)).unwrap();
+            eq = e.and(&eq, &pair).unwrap();
+        }
+        let n = e.node_count(&eq);
+        assert!(n > 1 << 16, "{n}");
+        let one = e.iff(&e.var(3), &e.var(19)).unwrap();
+        let m = e.node_count(&one);
+        for _ in 0..3 {
+            for cap in [n - 1, n, 1 << 20] {
+                assert_eq!(e.node_count_exceeds(&eq, cap), n > cap, "{cap} of {n}");
+            }
+            for cap in [m - 1, m, 5_000, 1 << 20] {
+                assert_eq!(e.node_count_exceeds(&one, cap), m > cap, "{cap} of {m}");
+            }
+            assert!(e.node_count_exceeds(&eq, 5_000));
+        }
+    });
+}
