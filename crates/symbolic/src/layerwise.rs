@@ -496,7 +496,10 @@ impl Layerwise {
                         eqs.push((b, e.var(Encoding::current_bit_var(b))));
                     }
                 }
-                rels.push(e.and(&legal[r][m], &equations(e, &eqs, stop)?)?);
+                // Within the layer: over all states the OR of these relations can be one
+                // operation that runs for minutes (cubicup's, past a 10-s limit).
+                let within = e.and(expand, &legal[r][m])?;
+                rels.push(e.and(&within, &equations(e, &eqs, stop)?)?);
             }
             let check = || stop().map_err(|why| BddError::Budget(why.to_string()));
             parts.push(or_all_checked(e, rels, &check)?);
