@@ -168,6 +168,53 @@ fn a_grounding_time_limit_is_a_located_resource_error() {
     assert!(err.message().contains("time limit"), "{err}");
 }
 
+#[test]
+fn grounding_names_the_rule_it_is_evaluating_for_a_watchdog() {
+    // The same 9^8 static tuples: a second of evaluating the rule on line 2.
+    let text = "(role p) (n 1) (n 2) (n 3) (n 4) (n 5) (n 6) (n 7) (n 8) (n 9)
+(<= (big ?a ?b ?c ?d ?e ?f ?g ?h) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e) (n ?f) (n ?g) (n ?h))
+(init (s 1))
+(<= (legal p go) (true (s 1)) (big ?a ?b ?c ?d ?e ?f ?g ?x))
+(<= (next (s 2)) (does p go))
+(<= terminal (true (s 2)))
+(<= (goal p 100) (true (s 2)))";
+    let desc = check_text("big.kif", text).expect("parses and checks");
+    let at = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let opts = symgame_ground::GroundOptions {
+        time_limit: Some(std::time::Duration::from_secs(1)),
+        at_rule: Some(at.clone()),
+        ..Default::default()
+    };
+    let seen = std::thread::scope(|s| {
+        let watcher = s.spawn(|| {
+            let mut seen = std::collections::BTreeSet::new();
+            while seen.len() < 100 && !seen.contains(&u64::MAX) {
+                seen.insert(at.load(std::sync::atomic::Ordering::Relaxed));
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            seen
+        });
+        let err = symgame_ground::ground(&desc, &opts).expect_err("stops");
+        assert_eq!(err.position(), Some((2, 1)), "{err}");
+        // tells the watcher to stop
+        let after = at.swap(u64::MAX, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(after, 0, "no rule is named once grounding has returned");
+        watcher.join().expect("watcher")
+    });
+    let rule = desc
+        .description
+        .source
+        .text()
+        .find("(<= (big")
+        .expect("rule") as u64;
+    assert!(
+        seen.contains(&(rule + 1)),
+        "the big rule was named: {seen:?}"
+    );
+    let span = desc.description.source.span_at(rule as u32);
+    assert_eq!((span.line, span.col), (2, 1));
+}
+
 /// Grounds `text` with the default options but demand restriction switched as given.
 fn ground_with_demand(text: &str, demand: bool) -> symgame_ground::GroundGame {
     let desc = check_text("test.kif", text).expect("parses and checks");

@@ -6,6 +6,8 @@ use crate::failure::Failure;
 use crate::signals::{cancel_flag, start_watchdog};
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use symgame_bdd::{Backend, EngineConfig};
 use symgame_ground::GroundGame;
@@ -46,8 +48,12 @@ pub fn load_game(
     // The time limit counts from here: reading and parsing a huge file stop at it too.
     let deadline = time_limit.and_then(|t| std::time::Instant::now().checked_add(t));
     let desc = symgame_gdl::load_within(path, deadline)?;
+    // The watchdog names the rule if one step of grounding outlasts the limit.
+    let at_rule = Arc::new(AtomicU64::new(0));
+    crate::signals::watch_grounding(at_rule.clone(), desc.description.source.clone());
     let opts = symgame_ground::GroundOptions {
         time_limit: deadline.map(|d| d.saturating_duration_since(std::time::Instant::now())),
+        at_rule: Some(at_rule),
         ..Default::default()
     };
     let game = symgame_ground::ground(&desc, &opts)?;

@@ -3,8 +3,8 @@
 //! a watchdog ends a run stuck in one BDD operation past its limit.
 
 use crate::failure::EXIT_LIMIT;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// A flag raised by Ctrl-C, SIGTERM or SIGHUP; long runs poll it and stop, keeping what they
@@ -52,6 +52,36 @@ fn last_words() -> &'static std::sync::Mutex<Option<LastWords>> {
     LAST.get_or_init(|| std::sync::Mutex::new(None))
 }
 
+/// Where grounding is (`GroundOptions::at_rule`) in which source, for the watchdog to name the
+/// rule a run is stuck in.
+type Grounding = (Arc<AtomicU64>, symgame_gdl::Source);
+
+fn grounding() -> &'static Mutex<Option<Grounding>> {
+    static AT: std::sync::OnceLock<Mutex<Option<Grounding>>> = std::sync::OnceLock::new();
+    AT.get_or_init(|| Mutex::new(None))
+}
+
+/// Lets the watchdog name the rule a grounding of `source` is at (`at`: the byte offset of the
+/// rule plus one, 0 outside the evaluation of rules).
+pub fn watch_grounding(at: Arc<AtomicU64>, source: symgame_gdl::Source) {
+    *grounding().lock().unwrap_or_else(|e| e.into_inner()) = Some((at, source));
+}
+
+/// The watchdog's message when the run is stuck evaluating one rule: located at the rule, as
+/// the grounder's own stop at its deadline is.
+fn grounding_message(limit: f64, grace: f64) -> Option<String> {
+    let slot = grounding().lock().unwrap_or_else(|e| e.into_inner());
+    let (at, source) = slot.as_ref()?;
+    let offset = at.load(Ordering::Relaxed).checked_sub(1)?;
+    let span = source.span_at(u32::try_from(offset).unwrap_or(u32::MAX));
+    let message = format!(
+        "grounding stopped: time limit of {limit:.1} s reached while grounding this rule, in \
+         one step that had not returned {grace:.0} s later"
+    );
+    let kind = symgame_gdl::ErrorKind::ResourceLimit;
+    Some(symgame_gdl::Error::at(kind, source, span, message).to_string())
+}
+
 /// Registers (replacing any earlier one) what the watchdog prints before it ends the run.
 pub fn on_watchdog(f: impl Fn() + Send + 'static) {
     let mut slot = last_words().lock().unwrap_or_else(|e| e.into_inner());
@@ -72,6 +102,10 @@ pub fn start_watchdog(limit: Duration) {
         std::thread::spawn(move || {
             std::thread::sleep(Duration::try_from_secs_f64(limit + grace).unwrap_or(Duration::MAX));
             crate::progress::clear_shown();
+            if let Some(message) = grounding_message(limit, grace) {
+                eprintln!("stopped: {message}");
+                std::process::exit(EXIT_LIMIT.into());
+            }
             let _out = std::io::stdout().lock();
             let words = last_words().lock().unwrap_or_else(|e| e.into_inner());
             if let Some(say) = words.as_ref() {
@@ -89,4 +123,29 @@ pub fn start_watchdog(limit: Duration) {
             std::process::exit(EXIT_LIMIT.into());
         });
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_watchdog_names_the_rule_grounding_is_stuck_in() {
+        let source = symgame_gdl::Source::new("g.kif", "(role p)\n  (<= (big ?a) (n ?a))\n");
+        let at = Arc::new(AtomicU64::new(0));
+        watch_grounding(at.clone(), source);
+        assert_eq!(
+            grounding_message(10.0, 5.0),
+            None,
+            "outside the rules: no rule named"
+        );
+        at.store(12, Ordering::Relaxed); // offset 11 plus one: the `(<=` on line 2
+        let message = grounding_message(10.0, 5.0).expect("a rule is named");
+        assert!(
+            message.starts_with("g.kif:2:3: grounding stopped: time limit of 10.0 s reached"),
+            "{message}"
+        );
+        assert!(message.contains("(<= (big ?a) (n ?a))"), "{message}");
+        *grounding().lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
 }

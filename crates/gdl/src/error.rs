@@ -53,6 +53,21 @@ impl Source {
         &self.text
     }
 
+    /// The span that starts at byte `offset` (clamped to the text, and back to a character
+    /// boundary), with its line and column.
+    pub fn span_at(&self, offset: u32) -> Span {
+        let mut at = (offset as usize).min(self.text.len());
+        while !self.text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let (line, col) = end_position(&self.text[..at]);
+        Span {
+            line,
+            col,
+            offset: at as u32,
+        }
+    }
+
     /// The text of the line that contains `span`, without its line ending.
     pub fn line_text(&self, span: Span) -> &str {
         let start = self.text[..(span.offset as usize).min(self.text.len())]

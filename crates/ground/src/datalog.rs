@@ -426,6 +426,8 @@ pub(crate) struct Limits {
     time_limit: Option<Duration>,
     max_size: usize,
     used: usize,
+    /// Where the evaluation is, for a watchdog ([`crate::GroundOptions::at_rule`]).
+    pub at_rule: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
 }
 
 impl Limits {
@@ -436,6 +438,15 @@ impl Limits {
             time_limit,
             max_size,
             used: 0,
+            at_rule: None,
+        }
+    }
+
+    /// Records that the rule at `span` is being evaluated (`None`: no rule).
+    pub fn at(&self, span: Option<Span>) {
+        if let Some(at) = &self.at_rule {
+            let v = span.map_or(0, |s| u64::from(s.offset) + 1);
+            at.store(v, std::sync::atomic::Ordering::Relaxed);
         }
     }
 
@@ -588,6 +599,7 @@ impl<'a> Evaluator<'a> {
         loop {
             for &ri in rules {
                 let rule = &all[ri];
+                self.limits.at(Some(rule.span));
                 let deltas: Vec<Option<usize>> = if rule.pos.is_empty() {
                     if first {
                         vec![None]

@@ -30,6 +30,8 @@ use crate::simplify::{simplify, Stop};
 use crate::terms::{FxHashMap, GroundTerm, TermId};
 use serde::Serialize;
 use std::collections::HashSet;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use symgame_gdl::{CheckedDescription, Error, ErrorKind, Span, Sym};
 
@@ -43,6 +45,10 @@ pub struct GroundOptions {
     /// Evaluate relations only for the atoms their callers can ask for (magic sets); the
     /// ground game means the same either way, so turning it off is for cross-checks.
     pub demand: bool,
+    /// Where the evaluation of the rules is, for a watchdog that ends a run stuck in one step
+    /// and wants to name the rule: the byte offset of the rule being evaluated plus one, or 0
+    /// outside the evaluation of rules (set back to 0 when grounding returns).
+    pub at_rule: Option<Arc<AtomicU64>>,
 }
 
 impl Default for GroundOptions {
@@ -51,6 +57,7 @@ impl Default for GroundOptions {
             time_limit: None,
             max_size: 30_000_000,
             demand: true,
+            at_rule: None,
         }
     }
 }
@@ -230,6 +237,9 @@ impl GroundGame {
 pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundGame, Error> {
     let started = Instant::now();
     let mut limits = Limits::new(started, opts.time_limit, opts.max_size);
+    limits.at_rule = opts.at_rule.clone();
+    // The rules are evaluated up to the circuit; no rule is named from there on, or on return.
+    let _outside = OutsideRules(opts.at_rule.clone());
     let d = &desc.description;
     let mut db = Database::default();
     // 0. Decompose the rule bodies.
@@ -277,6 +287,7 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
     let static_tuples = count_tuples(&db, |p| !dynamic.contains(&p) && !magic.contains(&p));
     let dynamic_atoms = count_tuples(&db, |p| dynamic.contains(&p));
     // 4. The circuit.
+    limits.at(None);
     let mut warnings: Vec<String> = desc.warnings.iter().map(|w| w.message.clone()).collect();
     let inputs = Inputs::new(desc, roles, &db, &mut warnings);
     let costs = read_costs(
@@ -322,6 +333,17 @@ pub fn ground(desc: &CheckedDescription, opts: &GroundOptions) -> Result<GroundG
         stats,
         warnings,
     })
+}
+
+/// Marks (on drop) that grounding is outside the evaluation of rules.
+struct OutsideRules(Option<Arc<AtomicU64>>);
+
+impl Drop for OutsideRules {
+    fn drop(&mut self) {
+        if let Some(at) = &self.0 {
+            at.store(0, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
 }
 
 /// The relations asked for in full: `legal`, `next`, `goal`, `terminal`, `role`, `init`.
