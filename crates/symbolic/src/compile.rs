@@ -51,6 +51,9 @@ pub(crate) struct Compiler<'a, E: BddEngine> {
     stamp: u32,
     /// No gate is evaluated after this instant ([`BddError::Budget`]).
     deadline: Option<std::time::Instant>,
+    /// The same deadline on the coarse clock: asked before every gate, where a read of the
+    /// precise clock was a tenth of the time of a layer's compilation.
+    coarse: Option<symgame_limits::CoarseDeadline>,
     /// A move-independent gate of more nodes than this fails with [`BddError::Budget`].
     gate_nodes: Option<usize>,
     /// A gate that reads a move, or a step towards it, of more nodes than this fails with
@@ -92,6 +95,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
             mark: vec![0; c.gates.len()],
             stamp: 0,
             deadline: None,
+            coarse: None,
             gate_nodes: None,
             move_gate_nodes: None,
             care: None,
@@ -123,7 +127,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         gate_nodes: Option<usize>,
     ) -> BddResult<(Self, Vec<Lit>)> {
         let mut comp = Compiler::new(e, game, fluent_bdds(e, enc)?);
-        comp.deadline = deadline;
+        comp.set_deadline(deadline);
         comp.gate_nodes = gate_nodes;
         let term_leaves = comp.eval_cones(false)?;
         // The cap is for the conditions over all states, not for the gates of one joint move.
@@ -170,7 +174,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         deadline: Option<std::time::Instant>,
     ) -> BddResult<(Self, Vec<Lit>)> {
         let mut comp = Compiler::new(e, game, fluent_bdds(e, enc)?);
-        comp.deadline = deadline;
+        comp.set_deadline(deadline);
         // Small BDDs stay exact (cheap to combine); a larger one is cut to the care set, so
         // that no operation combines two large BDDs over states outside the set.
         comp.care = Some((care.clone(), cut_nodes));
@@ -399,12 +403,16 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         Ok(acc)
     }
 
+    /// Sets the deadline past which no gate is evaluated.
+    fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.deadline = deadline;
+        self.coarse = deadline.map(symgame_limits::CoarseDeadline::new);
+    }
+
     /// Fails once the deadline given to [`Self::prepared`] has passed.
     pub(crate) fn check_deadline(&self) -> BddResult<()> {
-        match self.deadline {
-            Some(d) if std::time::Instant::now() >= d => {
-                Err(BddError::Budget("set-up deadline passed".into()))
-            }
+        match self.coarse {
+            Some(d) if d.passed() => Err(BddError::Budget("set-up deadline passed".into())),
             _ => Ok(()),
         }
     }
