@@ -36,7 +36,11 @@ pub(crate) fn solve_layered<E: BddEngine>(
     let mut kept = Vec::new();
     // A resumable solve goes on below the layers it solved before.
     let mut start = depths;
-    if let Some((rows, list, classes)) = resume_point(opts, ctx, depths)? {
+    // The classes of the shallowest solved layer are read back only if this process solves the
+    // layer above it: the jobs of a sliced layer read them from the files themselves, and
+    // holding them here beside a merge doubled the memory of a 6x6 sitting.
+    let solves_here = |d: usize| d == 0 || sliced(opts, spill, d - 1).is_none();
+    if let Some((rows, list, classes)) = resume_point(opts, ctx, depths, solves_here)? {
         start = rows.last().map_or(depths, |l| l.depth);
         stats.resumed.layers = rows.len();
         stats.resumed.earlier_seconds = rows.last().map_or(0.0, |l| l.seconds);
@@ -240,13 +244,15 @@ fn sliced<'a>(opts: &'a SolveOptions, spill: &Spill, depth: usize) -> Option<&'a
 
 /// Where a resumable layered solve goes on ([`SolveOptions::resume`]): the rows of the layers
 /// its directory's manifest lists as solved (the deepest first, down from the last layer
-/// without a gap), the outcomes, and the classes of the shallowest of them read back. `None`
+/// without a gap), the outcomes, and the classes of the shallowest of them read back if
+/// `read_classes` of its depth (else none). `None`
 /// when there is nothing to go on from.
 #[allow(clippy::type_complexity)]
 fn resume_point<E: BddEngine>(
     opts: &SolveOptions,
     ctx: &Context<'_, '_, E>,
     depths: usize,
+    read_classes: impl Fn(usize) -> bool,
 ) -> Result<Option<(Vec<SolveLayerStats>, Vec<Vec<u8>>, Vec<ValueClass<E>>)>, SolveOrStop> {
     let Some(dir) = opts.out_dir.as_deref().filter(|_| opts.resume) else {
         return Ok(None);
@@ -263,7 +269,11 @@ fn resume_point<E: BddEngine>(
     let Some(shallowest) = rows.last().filter(|_| usable && from_the_last) else {
         return Ok(None);
     };
-    let classes = read_layer(ctx.g.engine(), dir, &opts.fingerprint, shallowest.depth)?;
+    let classes = if read_classes(shallowest.depth) {
+        read_layer(ctx.g.engine(), dir, &opts.fingerprint, shallowest.depth)?
+    } else {
+        Vec::new()
+    };
     let known = m.stats.outcomes.len();
     let named = rows.iter().map(|l| l.per_outcome.len());
     let indexed = classes.iter().map(|c| c.outcome + 1);
