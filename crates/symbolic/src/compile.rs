@@ -6,6 +6,7 @@
 
 use symgame_bdd::{BddEngine, BddError, BddResult, BiodivineEngine, EngineConfig};
 use symgame_ground::{Gate, GroundGame, Lit};
+use symgame_limits::CoarseDeadline;
 
 use crate::disjunction::{disjuncts, or_all, reduce_balanced, SizeWatch};
 use crate::encoding::Encoding;
@@ -49,11 +50,9 @@ pub(crate) struct Compiler<'a, E: BddEngine> {
     /// Per gate: the stamp of the last joint move that reached it.
     mark: Vec<u32>,
     stamp: u32,
-    /// No gate is evaluated after this instant ([`BddError::Budget`]).
-    deadline: Option<std::time::Instant>,
-    /// The same deadline on the coarse clock: asked before every gate, where a read of the
-    /// precise clock was a tenth of the time of a layer's compilation.
-    coarse: Option<symgame_limits::CoarseDeadline>,
+    /// No gate is evaluated after this instant ([`BddError::Budget`]); with it on the coarse
+    /// clock, asked before every gate (the precise clock's reads were a tenth of the time).
+    deadline: Option<(std::time::Instant, CoarseDeadline)>,
     /// A move-independent gate of more nodes than this fails with [`BddError::Budget`].
     gate_nodes: Option<usize>,
     /// A gate that reads a move, or a step towards it, of more nodes than this fails with
@@ -95,7 +94,6 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
             mark: vec![0; c.gates.len()],
             stamp: 0,
             deadline: None,
-            coarse: None,
             gate_nodes: None,
             move_gate_nodes: None,
             care: None,
@@ -127,7 +125,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         gate_nodes: Option<usize>,
     ) -> BddResult<(Self, Vec<Lit>)> {
         let mut comp = Compiler::new(e, game, fluent_bdds(e, enc)?);
-        comp.set_deadline(deadline);
+        comp.deadline = deadline.map(|d| (d, CoarseDeadline::new(d)));
         comp.gate_nodes = gate_nodes;
         let term_leaves = comp.eval_cones(false)?;
         // The cap is for the conditions over all states, not for the gates of one joint move.
@@ -174,7 +172,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         deadline: Option<std::time::Instant>,
     ) -> BddResult<(Self, Vec<Lit>)> {
         let mut comp = Compiler::new(e, game, fluent_bdds(e, enc)?);
-        comp.set_deadline(deadline);
+        comp.deadline = deadline.map(|d| (d, CoarseDeadline::new(d)));
         // Small BDDs stay exact (cheap to combine); a larger one is cut to the care set, so
         // that no operation combines two large BDDs over states outside the set.
         comp.care = Some((care.clone(), cut_nodes));
@@ -263,7 +261,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         let e = self.e;
         let game = self.game;
         let c = &game.circuit;
-        let mut builder = FormulaBuilder::new(e, c, cap).with_deadline(self.deadline);
+        let mut builder = FormulaBuilder::new(e, c, cap).with_deadline(self.deadline.map(|d| d.0));
         let mut acc = s.clone();
         for &l in leaves {
             if e.is_false(&acc) {
@@ -282,7 +280,8 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
     pub(crate) fn goal_formulas(&mut self, cap: usize) -> BddResult<Vec<RoleGoals<E>>> {
         let game = self.game;
         let c = &game.circuit;
-        let mut builder = FormulaBuilder::new(self.e, c, cap).with_deadline(self.deadline);
+        let mut builder =
+            FormulaBuilder::new(self.e, c, cap).with_deadline(self.deadline.map(|d| d.0));
         let mut known = |s: u32, whole: bool| self.formula_leaf(s, whole);
         let mut goal_formulas = Vec::new();
         for gs in &game.goals {
@@ -403,16 +402,10 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         Ok(acc)
     }
 
-    /// Sets the deadline past which no gate is evaluated.
-    fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
-        self.deadline = deadline;
-        self.coarse = deadline.map(symgame_limits::CoarseDeadline::new);
-    }
-
     /// Fails once the deadline given to [`Self::prepared`] has passed.
     pub(crate) fn check_deadline(&self) -> BddResult<()> {
-        match self.coarse {
-            Some(d) if d.passed() => Err(BddError::Budget("set-up deadline passed".into())),
+        match self.deadline {
+            Some((_, d)) if d.passed() => Err(BddError::Budget("set-up deadline passed".into())),
             _ => Ok(()),
         }
     }

@@ -27,6 +27,10 @@ struct InProcess {
     fail: Mutex<Option<(usize, u32)>>,
     /// Per call: the layer and the slices asked for.
     calls: Mutex<Vec<(usize, Vec<u32>)>>,
+    /// After the jobs of a layer, remove the slices' classes of the layer below them (which
+    /// the jobs merged and wrote merged): the solve can then only record it from the jobs'
+    /// merge.
+    drop_merged_slices: bool,
 }
 
 impl SliceRunner for InProcess {
@@ -64,6 +68,16 @@ impl SliceRunner for InProcess {
             };
             solve_slice(&g, &self.settings, task)
                 .map_err(|e| SliceFailure::Failed(format!("slice {index}/{count}: {e}")))?;
+        }
+        if self.drop_merged_slices {
+            let dir = self.settings.out_dir.as_deref().unwrap();
+            let below = format!("slice-{:04}-", depth + 1);
+            for f in std::fs::read_dir(dir).unwrap() {
+                let name = f.unwrap().file_name().to_string_lossy().into_owned();
+                if name.starts_with(&below) && name.ends_with(".layer") {
+                    std::fs::remove_file(dir.join(name)).unwrap();
+                }
+            }
         }
         Ok(())
     }
@@ -137,6 +151,7 @@ fn a_failed_slice_stops_the_solve_and_a_resumed_solve_reruns_only_the_missing_sl
         settings: settings(&game, &sliced_dir),
         fail: Mutex::new(Some((2, 1))),
         calls: Mutex::new(Vec::new()),
+        drop_merged_slices: false,
     });
     let err = run(&game, &sliced_dir, Some(runner.clone())).unwrap_err();
     let calls = runner.calls.lock().unwrap().clone();
@@ -161,6 +176,7 @@ fn a_failed_slice_stops_the_solve_and_a_resumed_solve_reruns_only_the_missing_sl
         settings: settings(&game, &sliced_dir),
         fail: Mutex::new(None),
         calls: Mutex::new(Vec::new()),
+        drop_merged_slices: false,
     });
     let resumed = run(&game, &sliced_dir, Some(resumed_runner.clone())).unwrap();
     assert!(resumed.stopped.is_none());
@@ -181,5 +197,51 @@ fn a_failed_slice_stops_the_solve_and_a_resumed_solve_reruns_only_the_missing_sl
     for (name, bytes) in &plain {
         assert!(&sliced[name] == bytes, "{name} differs");
     }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn the_jobs_that_read_a_sliced_layer_merge_it_for_the_solve() {
+    let game = Arc::new(load_game("connect4_4x4"));
+    let root = std::env::temp_dir().join(format!("symgame-slice-merge-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let (plain_dir, sliced_dir) = (root.join("plain"), root.join("sliced"));
+    std::fs::create_dir_all(&plain_dir).unwrap();
+    std::fs::create_dir_all(&sliced_dir).unwrap();
+    let plain = run(&game, &plain_dir, None).unwrap();
+    // Each layer's slices are gone once the jobs of the layer above have run: only the merged
+    // file and record the first of those jobs wrote are left for the solve to record.
+    let runner = Arc::new(InProcess {
+        game: game.clone(),
+        settings: settings(&game, &sliced_dir),
+        fail: Mutex::new(None),
+        calls: Mutex::new(Vec::new()),
+        drop_merged_slices: true,
+    });
+    let sliced = run(&game, &sliced_dir, Some(runner.clone())).unwrap();
+    assert!(sliced.stopped.is_none());
+    assert!(
+        runner.calls.lock().unwrap().len() > 3,
+        "several layers were sliced"
+    );
+    assert_eq!(sliced.outcomes, plain.outcomes);
+    assert_eq!(sliced.per_outcome, plain.per_outcome);
+    let strip = |s: &symgame_symbolic::SolveStats| {
+        let rows = s.layers.iter();
+        rows.map(|l| (l.depth, l.states.clone(), l.per_outcome.clone(), l.nodes))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        strip(&sliced),
+        strip(&plain),
+        "the rows from the jobs' merges"
+    );
+    let ((sliced_sols, others), (plain_sols, plain_others)) =
+        (files(&sliced_dir), files(&plain_dir));
+    assert_eq!(
+        others, plain_others,
+        "no slice or merge record is left behind"
+    );
+    assert_eq!(sliced_sols, plain_sols, "the merged files are the solve's");
     let _ = std::fs::remove_dir_all(&root);
 }

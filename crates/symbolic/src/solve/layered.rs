@@ -9,8 +9,10 @@ use symgame_bdd::BddEngine;
 use crate::solve::context::Context;
 use crate::solve::error::{SolveError, SolveOrStop};
 use crate::solve::files::{read_manifest, write_layer, write_manifest, FileError, MANIFEST};
+use crate::solve::merged::SlicedLayer;
+use crate::solve::merged::{self, MergeRecord};
 use crate::solve::options::SolveOptions;
-use crate::solve::slices::{read_sliced, remove_slices, run_slices, slice_count, SlicedLayer};
+use crate::solve::slices::{read_sliced, remove_slices, run_slices, slice_count};
 use crate::solve::slicing::{SliceFailure, SlicePass, Slicing};
 use crate::solve::spill::Spill;
 use crate::solve::stats::{GameKind, SolveLayerStats, SolveStats};
@@ -60,37 +62,29 @@ pub(crate) fn solve_layered<E: BddEngine>(
         progress,
         kept: &mut kept,
     };
-    // A layer solved in slices whose files are not merged yet: merged while the jobs of the
-    // layer before it run (they read its slices' files).
+    // A layer solved in slices whose files are not merged yet: the jobs of the layer before it
+    // read it whole, and the first of them writes it merged ([`merged`](crate::solve::merged));
+    // its row is recorded after them. (Merged here beside the jobs, it needed the memory of
+    // the layer twice: the jobs' and this process's.)
     let mut unmerged: Option<usize> = None;
     for depth in (0..start).rev() {
         ctx.guard.check()?;
         if let Some(slicing) = sliced(opts, spill, depth) {
-            let (ran, merged) = std::thread::scope(|scope| {
-                let jobs = scope.spawn(|| run_slices(opts, slicing, depth));
-                let merged = match unmerged {
-                    Some(d) => merge(ctx, &mut done, &mut outcomes, slicing, d).map(drop),
-                    None => Ok(()),
-                };
-                (jobs.join(), merged)
-            });
-            merged?;
-            // Merged (and its manifest row written): its slices are read no more, also when the
-            // jobs of this layer failed or stopped (a resumed solve starts below it).
-            if let (Some(d), Some(dir)) = (unmerged.take(), &opts.out_dir) {
-                remove_slices(dir, SlicePass::Backward, d);
-            }
+            let ran = run_slices(opts, slicing, depth);
             // A stop of the solve itself (Ctrl-C, its deadline) is why its jobs stopped too.
             ctx.guard.check()?;
             match ran {
-                Ok(Ok(())) => {}
-                Ok(Err(SliceFailure::Stopped(r))) => return Err(SolveOrStop::Stop(r)),
-                Ok(Err(SliceFailure::Failed(message))) => {
+                Ok(()) => {}
+                Err(SliceFailure::Stopped(r)) => return Err(SolveOrStop::Stop(r)),
+                Err(SliceFailure::Failed(message)) => {
                     return Err(SolveOrStop::Error(SolveError::Slice { depth, message }))
                 }
-                Err(_) => {
-                    let message = "the thread running the jobs panicked".to_string();
-                    return Err(SolveOrStop::Error(SolveError::Slice { depth, message }));
+            }
+            if let Some(d) = unmerged.take() {
+                merge(ctx, &mut done, &mut outcomes, slicing, d, false)?;
+                // Merged (and its manifest row written): its slices are read no more.
+                if let Some(dir) = &opts.out_dir {
+                    remove_slices(dir, SlicePass::Backward, d);
                 }
             }
             unmerged = Some(depth);
@@ -98,7 +92,7 @@ pub(crate) fn solve_layered<E: BddEngine>(
         }
         if let Some(d) = unmerged.take() {
             let slicing = opts.slicing.as_ref().expect("sliced before");
-            next = merge(ctx, &mut done, &mut outcomes, slicing, d)?;
+            next = merge(ctx, &mut done, &mut outcomes, slicing, d, true)?;
             if let Some(dir) = &opts.out_dir {
                 remove_slices(dir, SlicePass::Backward, d);
             }
@@ -126,7 +120,7 @@ pub(crate) fn solve_layered<E: BddEngine>(
     }
     if let Some(d) = unmerged {
         let slicing = opts.slicing.as_ref().expect("sliced before");
-        merge(ctx, &mut done, &mut outcomes, slicing, d)?;
+        merge(ctx, &mut done, &mut outcomes, slicing, d, false)?;
         if let Some(dir) = &opts.out_dir {
             remove_slices(dir, SlicePass::Backward, d);
         }
@@ -178,28 +172,74 @@ impl<E: BddEngine, P: FnMut(&SolveStats)> Done<'_, E, P> {
             per[c.outcome] += count;
             nodes += n;
         }
-        let stats = &mut *self.stats;
-        stats.outcomes = outcomes.list.clone();
         // The classes partition the layer: their counts add up to the layer's.
-        stats.layers.push(SolveLayerStats {
+        let row = SolveLayerStats {
             depth,
             states: per.iter().sum(),
             terminal: layer.terminal,
             per_outcome: per,
             mover: layer.mover,
             nodes,
-            seconds: stats.resumed.earlier_seconds + ctx.guard.started.elapsed().as_secs_f64(),
+            seconds: 0.0,
             sliced: layer.sliced,
+        };
+        if let Some(dir) = &opts.out_dir {
+            // The layer's file first, then the manifest that names it solved.
+            write_layer(dir, &opts.fingerprint, Some(depth), &store(e, &classes))?;
+        }
+        self.record(ctx, outcomes, row, classes)
+    }
+
+    /// Records layer `depth` from the record of the job that merged it (its file written by
+    /// that job), and returns its classes read back if `want` (else none).
+    fn finish_merged(
+        &mut self,
+        ctx: &mut Context<'_, '_, E>,
+        outcomes: &mut Outcomes,
+        record: MergeRecord,
+        want: bool,
+    ) -> Result<Vec<ValueClass<E>>, SolveOrStop> {
+        let opts = self.opts;
+        let dir = opts
+            .out_dir
+            .as_deref()
+            .expect("sliced solves write a directory");
+        let depth = record.row.depth;
+        if !record.outcomes.starts_with(&outcomes.list) {
+            let why = "the layer was merged from other outcomes than the solve's";
+            return Err(FileError::format(&merged::record_path(dir, depth), why).into());
+        }
+        outcomes.list = record.outcomes;
+        let classes = if want || depth == 0 || opts.keep_classes {
+            read_layer(ctx.e(), dir, &opts.fingerprint, depth)?
+        } else {
+            Vec::new()
+        };
+        self.record(ctx, outcomes, record.row, classes)
+    }
+
+    /// Adds `row` (its time set now) to the statistics and the manifest, and keeps `classes`
+    /// if asked to (the layer's file is written).
+    fn record(
+        &mut self,
+        ctx: &mut Context<'_, '_, E>,
+        outcomes: &Outcomes,
+        row: SolveLayerStats,
+        classes: Vec<ValueClass<E>>,
+    ) -> Result<Vec<ValueClass<E>>, SolveOrStop> {
+        let (g, opts) = (ctx.g, self.opts);
+        let depth = row.depth;
+        let stats = &mut *self.stats;
+        stats.outcomes = outcomes.list.clone();
+        stats.layers.push(SolveLayerStats {
+            seconds: stats.resumed.earlier_seconds + ctx.guard.started.elapsed().as_secs_f64(),
+            ..row
         });
         if depth == 0 {
             set_initial(g, stats, &classes)?;
         }
-        if let Some(dir) = &opts.out_dir {
-            write_layer(dir, &opts.fingerprint, Some(depth), &store(e, &classes))?;
-            if opts.resume {
-                // The layer's file first, then the manifest that names it solved.
-                write_manifest(dir, &opts.fingerprint, g.encoding(), stats, false)?;
-            }
+        if let (Some(dir), true) = (&opts.out_dir, opts.resume) {
+            write_manifest(dir, &opts.fingerprint, g.encoding(), stats, false)?;
         }
         (self.progress)(stats);
         if opts.keep_classes {
@@ -212,13 +252,16 @@ impl<E: BddEngine, P: FnMut(&SolveStats)> Done<'_, E, P> {
     }
 }
 
-/// Merges the slices of layer `depth` and records it ([`Done::finish`]).
+/// Records layer `depth`, solved in slices: from the record of the job that merged it if there
+/// is one ([`Done::finish_merged`], its classes read back if `want`), else merged here from the
+/// slices' files ([`Done::finish`]).
 fn merge<E: BddEngine, P: FnMut(&SolveStats)>(
     ctx: &mut Context<'_, '_, E>,
     done: &mut Done<'_, E, P>,
     outcomes: &mut Outcomes,
     slicing: &Slicing,
     depth: usize,
+    want: bool,
 ) -> Result<Vec<ValueClass<E>>, SolveOrStop> {
     let opts = done.opts;
     let dir = opts
@@ -226,6 +269,9 @@ fn merge<E: BddEngine, P: FnMut(&SolveStats)>(
         .as_deref()
         .expect("sliced solves write a directory");
     let count = slice_count(slicing);
+    if let Some(record) = MergeRecord::read(dir, depth, count, &opts.fingerprint) {
+        return done.finish_merged(ctx, outcomes, record, want);
+    }
     let started = std::time::Instant::now();
     let mut layer = read_sliced(ctx.e(), dir, &opts.fingerprint, depth, count, outcomes)?;
     if let Some(s) = layer.sliced.as_mut() {

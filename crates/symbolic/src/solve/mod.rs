@@ -32,6 +32,7 @@ pub(crate) mod error;
 pub(crate) mod files;
 pub(crate) mod forward;
 pub(crate) mod layered;
+pub(crate) mod merged;
 pub(crate) mod mixed;
 pub(crate) mod mixed_explicit;
 pub(crate) mod nash;

@@ -30,6 +30,7 @@ use crate::solve::files::{
     check_manifest_sum, read_manifest, read_stored, write_checksummed, write_stored, FileError,
     StoredLayer, NO_CHECKSUM,
 };
+use crate::solve::merged::{write_merged, MergeRecord, SlicedLayer};
 use crate::solve::options::{SolveOptions, CHOICE_NODES};
 use crate::solve::slicing::{SliceFailure, SlicePass, SliceTask, Slicing, MAX_SLICE_BITS};
 use crate::solve::spill::{ForwardManifest, Spill};
@@ -192,8 +193,9 @@ fn slice<E: BddEngine>(
 }
 
 /// The outcomes and the value classes of layer `depth`, solved: its merged file if the
-/// solution's manifest names it, else the files of its `count` slices (merged here while the
-/// solve merges them too, for the next layer's jobs need not wait for that).
+/// solution's manifest names it or a job before this one merged it ([`MergeRecord`]), else the
+/// files of its `count` slices, merged here and written merged for the jobs after this one and
+/// the solve.
 fn solved_layer<E: BddEngine>(
     g: &SymbolicGame<'_, E>,
     opts: &SolveOptions,
@@ -212,6 +214,10 @@ fn solved_layer<E: BddEngine>(
         };
         return Ok((outcomes, read_layer(e, dir, &opts.fingerprint, depth)?));
     }
+    if let Some(r) = MergeRecord::read(dir, depth, count, &opts.fingerprint) {
+        let outcomes = Outcomes { list: r.outcomes };
+        return Ok((outcomes, read_layer(e, dir, &opts.fingerprint, depth)?));
+    }
     let first = SliceTask {
         pass: SlicePass::Backward,
         depth,
@@ -225,7 +231,20 @@ fn solved_layer<E: BddEngine>(
     let mut outcomes = Outcomes {
         list: r.outcomes[..r.known.min(r.outcomes.len())].to_vec(),
     };
-    let layer = read_sliced(e, dir, &opts.fingerprint, depth, count, &mut outcomes)?;
+    let started = Instant::now();
+    let mut layer = read_sliced(e, dir, &opts.fingerprint, depth, count, &mut outcomes)?;
+    if let Some(s) = layer.sliced.as_mut() {
+        s.merge_seconds = started.elapsed().as_secs_f64();
+    }
+    write_merged(
+        g,
+        dir,
+        &opts.fingerprint,
+        depth,
+        count,
+        &outcomes.list,
+        &layer,
+    )?;
     Ok((outcomes, layer.classes))
 }
 
@@ -419,18 +438,6 @@ pub(crate) fn read_sliced<E: BddEngine>(
         terminal,
         sliced: Some(sliced),
     })
-}
-
-/// A layer merged from its slices ([`solve_sliced`]).
-pub(crate) struct SlicedLayer<E: BddEngine> {
-    /// The value classes, sorted by outcome.
-    pub(crate) classes: Vec<ValueClass<E>>,
-    /// Won, drawn and lost states for the role to move.
-    pub(crate) mover: Option<MoverCounts>,
-    /// Terminal states of the layer.
-    pub(crate) terminal: BigUint,
-    /// How the slices' jobs went (`None`: solved in this process).
-    pub(crate) sliced: Option<SlicedStats>,
 }
 
 /// Removes the files of layer `depth`'s slices of `pass` (once the merged layer is written).

@@ -112,7 +112,8 @@ pub struct SlicedStats {
     pub write_seconds: Vec<f64>,
     /// Per slice, its job's largest BDD in nodes.
     pub peak_nodes: Vec<usize>,
-    /// Seconds this process spent merging the slices' files into the layer's.
+    /// Seconds spent merging the slices' files into the layer's (by the job of the layer
+    /// above that merged it, or by the solve).
     pub merge_seconds: f64,
     /// How a forward layer was split among the jobs (`reach`; `None`: by states, as every
     /// layer of `solve`).
