@@ -31,6 +31,9 @@ struct InProcess {
     /// the jobs merged and wrote merged): the solve can then only record it from the jobs'
     /// merge.
     drop_merged_slices: bool,
+    /// Between the jobs of a layer, overwrite the middle of the merged file of the layer below
+    /// (which the first job wrote): the jobs after it must merge the slices again.
+    damage_merged: bool,
 }
 
 impl SliceRunner for InProcess {
@@ -68,6 +71,16 @@ impl SliceRunner for InProcess {
             };
             solve_slice(&g, &self.settings, task)
                 .map_err(|e| SliceFailure::Failed(format!("slice {index}/{count}: {e}")))?;
+            let dir = self.settings.out_dir.as_deref().unwrap();
+            let merged = dir.join(format!("layer-{:04}.sol", depth + 1));
+            if self.damage_merged && merged.is_file() {
+                let mut bytes = std::fs::read(&merged).unwrap();
+                let mid = bytes.len() / 2;
+                for b in &mut bytes[mid..mid + 8] {
+                    *b ^= 0x5a;
+                }
+                std::fs::write(&merged, bytes).unwrap();
+            }
         }
         if self.drop_merged_slices {
             let dir = self.settings.out_dir.as_deref().unwrap();
@@ -152,6 +165,7 @@ fn a_failed_slice_stops_the_solve_and_a_resumed_solve_reruns_only_the_missing_sl
         fail: Mutex::new(Some((2, 1))),
         calls: Mutex::new(Vec::new()),
         drop_merged_slices: false,
+        damage_merged: false,
     });
     let err = run(&game, &sliced_dir, Some(runner.clone())).unwrap_err();
     let calls = runner.calls.lock().unwrap().clone();
@@ -177,6 +191,7 @@ fn a_failed_slice_stops_the_solve_and_a_resumed_solve_reruns_only_the_missing_sl
         fail: Mutex::new(None),
         calls: Mutex::new(Vec::new()),
         drop_merged_slices: false,
+        damage_merged: false,
     });
     let resumed = run(&game, &sliced_dir, Some(resumed_runner.clone())).unwrap();
     assert!(resumed.stopped.is_none());
@@ -217,6 +232,7 @@ fn the_jobs_that_read_a_sliced_layer_merge_it_for_the_solve() {
         fail: Mutex::new(None),
         calls: Mutex::new(Vec::new()),
         drop_merged_slices: true,
+        damage_merged: false,
     });
     let sliced = run(&game, &sliced_dir, Some(runner.clone())).unwrap();
     assert!(sliced.stopped.is_none());
@@ -243,5 +259,32 @@ fn the_jobs_that_read_a_sliced_layer_merge_it_for_the_solve() {
         "no slice or merge record is left behind"
     );
     assert_eq!(sliced_sols, plain_sols, "the merged files are the solve's");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_damaged_merged_layer_is_merged_again_from_its_slices() {
+    let game = Arc::new(load_game("connect4_4x4"));
+    let root = std::env::temp_dir().join(format!("symgame-slice-damage-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let (plain_dir, sliced_dir) = (root.join("plain"), root.join("sliced"));
+    std::fs::create_dir_all(&plain_dir).unwrap();
+    std::fs::create_dir_all(&sliced_dir).unwrap();
+    let plain = run(&game, &plain_dir, None).unwrap();
+    let runner = Arc::new(InProcess {
+        game: game.clone(),
+        settings: settings(&game, &sliced_dir),
+        fail: Mutex::new(None),
+        calls: Mutex::new(Vec::new()),
+        drop_merged_slices: false,
+        damage_merged: true,
+    });
+    let sliced = run(&game, &sliced_dir, Some(runner)).unwrap();
+    assert!(sliced.stopped.is_none());
+    assert_eq!(sliced.per_outcome, plain.per_outcome);
+    // The last job of each layer left the layer below damaged: the solve found it so and
+    // merged that layer again, so every file is the plain solve's.
+    let (sliced_sols, plain_sols) = (files(&sliced_dir).0, files(&plain_dir).0);
+    assert_eq!(sliced_sols, plain_sols);
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -206,6 +206,30 @@ pub fn write_stored(path: &Path, layer: &StoredLayer) -> Result<(), FileError> {
 /// table is well formed.
 pub fn read_stored(path: &Path) -> Result<StoredLayer, FileError> {
     let bytes = std::fs::read(path).map_err(|e| FileError::io(path, e))?;
+    let payload = checked_payload(path, &bytes)?;
+    let (layer, used): (StoredLayer, usize) =
+        bincode::serde::decode_from_slice(payload, bincode::config::standard())
+            .map_err(|e| FileError::format(path, &format!("malformed payload: {e}")))?;
+    if used != payload.len() {
+        return Err(FileError::format(path, "trailing bytes after the payload"));
+    }
+    for c in &layer.classes {
+        c.nodes
+            .validate(c.nodes.num_vars)
+            .map_err(|e| FileError::format(path, &e.to_string()))?;
+    }
+    Ok(layer)
+}
+
+/// Checks the header and the checksum of the solution file at `path` without decoding it.
+pub(crate) fn check_stored(path: &Path) -> Result<(), FileError> {
+    let bytes = std::fs::read(path).map_err(|e| FileError::io(path, e))?;
+    checked_payload(path, &bytes).map(drop)
+}
+
+/// The payload of a solution file's `bytes`, its magic bytes, version, length and checksum
+/// checked.
+fn checked_payload<'b>(path: &Path, bytes: &'b [u8]) -> Result<&'b [u8], FileError> {
     if bytes.len() < 8 || bytes[..8] != MAGIC {
         return Err(FileError::format(
             path,
@@ -245,18 +269,7 @@ pub fn read_stored(path: &Path) -> Result<StoredLayer, FileError> {
             "checksum mismatch: the file is corrupted",
         ));
     }
-    let (layer, used): (StoredLayer, usize) =
-        bincode::serde::decode_from_slice(payload, bincode::config::standard())
-            .map_err(|e| FileError::format(path, &format!("malformed payload: {e}")))?;
-    if used != payload.len() {
-        return Err(FileError::format(path, "trailing bytes after the payload"));
-    }
-    for c in &layer.classes {
-        c.nodes
-            .validate(c.nodes.num_vars)
-            .map_err(|e| FileError::format(path, &e.to_string()))?;
-    }
-    Ok(layer)
+    Ok(payload)
 }
 
 /// The binary file name of a layer (`None`: the whole set).

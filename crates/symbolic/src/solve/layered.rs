@@ -8,7 +8,9 @@ use symgame_bdd::BddEngine;
 
 use crate::solve::context::Context;
 use crate::solve::error::{SolveError, SolveOrStop};
-use crate::solve::files::{read_manifest, write_layer, write_manifest, FileError, MANIFEST};
+use crate::solve::files::{
+    check_stored, layer_file_name, read_manifest, write_layer, write_manifest, FileError, MANIFEST,
+};
 use crate::solve::merged::SlicedLayer;
 use crate::solve::merged::{self, MergeRecord};
 use crate::solve::options::SolveOptions;
@@ -269,7 +271,11 @@ fn merge<E: BddEngine, P: FnMut(&SolveStats)>(
         .as_deref()
         .expect("sliced solves write a directory");
     let count = slice_count(slicing);
-    if let Some(record) = MergeRecord::read(dir, depth, count, &opts.fingerprint) {
+    // The merged file as its job wrote it (else merged again here, rewriting it).
+    let merged_file = dir.join(layer_file_name(Some(depth as u32)));
+    if let Some(record) = MergeRecord::read(dir, depth, count, &opts.fingerprint)
+        .filter(|_| check_stored(&merged_file).is_ok())
+    {
         return done.finish_merged(ctx, outcomes, record, want);
     }
     let started = std::time::Instant::now();

@@ -215,8 +215,12 @@ fn solved_layer<E: BddEngine>(
         return Ok((outcomes, read_layer(e, dir, &opts.fingerprint, depth)?));
     }
     if let Some(r) = MergeRecord::read(dir, depth, count, &opts.fingerprint) {
-        let outcomes = Outcomes { list: r.outcomes };
-        return Ok((outcomes, read_layer(e, dir, &opts.fingerprint, depth)?));
+        // A merged file that cannot be read back (damaged since) is merged again below.
+        match read_layer(e, dir, &opts.fingerprint, depth) {
+            Ok(classes) => return Ok((Outcomes { list: r.outcomes }, classes)),
+            Err(SolveOrStop::Stop(r)) => return Err(SolveOrStop::Stop(r)),
+            Err(SolveOrStop::Error(_)) => {}
+        }
     }
     let first = SliceTask {
         pass: SlicePass::Backward,
