@@ -147,17 +147,19 @@ fn ground_terms_print_and_parse_back() {
     assert!(GroundTerm::parse("(cell ?x)").is_err());
 }
 
-#[test]
-fn a_grounding_time_limit_is_a_located_resource_error() {
-    // 9^8 static tuples, all asked for: far more than a tenth of a second
-    let text = "(role p) (n 1) (n 2) (n 3) (n 4) (n 5) (n 6) (n 7) (n 8) (n 9)
+/// 9^8 static tuples, all asked for, from the rule on line 2.
+const BIG_STATIC: &str = "(role p) (n 1) (n 2) (n 3) (n 4) (n 5) (n 6) (n 7) (n 8) (n 9)
 (<= (big ?a ?b ?c ?d ?e ?f ?g ?h) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e) (n ?f) (n ?g) (n ?h))
 (init (s 1))
 (<= (legal p go) (true (s 1)) (big ?a ?b ?c ?d ?e ?f ?g ?x))
 (<= (next (s 2)) (does p go))
 (<= terminal (true (s 2)))
 (<= (goal p 100) (true (s 2)))";
-    let desc = check_text("big.kif", text).expect("parses and checks");
+
+#[test]
+fn a_grounding_time_limit_is_a_located_resource_error() {
+    // far more than a tenth of a second
+    let desc = check_text("big.kif", BIG_STATIC).expect("parses and checks");
     let opts = symgame_ground::GroundOptions {
         time_limit: Some(std::time::Duration::from_millis(100)),
         ..Default::default()
@@ -170,15 +172,8 @@ fn a_grounding_time_limit_is_a_located_resource_error() {
 
 #[test]
 fn grounding_names_the_rule_it_is_evaluating_for_a_watchdog() {
-    // The same 9^8 static tuples: a second of evaluating the rule on line 2.
-    let text = "(role p) (n 1) (n 2) (n 3) (n 4) (n 5) (n 6) (n 7) (n 8) (n 9)
-(<= (big ?a ?b ?c ?d ?e ?f ?g ?h) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e) (n ?f) (n ?g) (n ?h))
-(init (s 1))
-(<= (legal p go) (true (s 1)) (big ?a ?b ?c ?d ?e ?f ?g ?x))
-(<= (next (s 2)) (does p go))
-(<= terminal (true (s 2)))
-(<= (goal p 100) (true (s 2)))";
-    let desc = check_text("big.kif", text).expect("parses and checks");
+    // a second of evaluating the rule on line 2
+    let desc = check_text("big.kif", BIG_STATIC).expect("parses and checks");
     let at = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let opts = symgame_ground::GroundOptions {
         time_limit: Some(std::time::Duration::from_secs(1)),

@@ -217,13 +217,7 @@ fn a_failed_slice_stops_the_solve_and_a_resumed_solve_reruns_only_the_missing_sl
 
 #[test]
 fn the_jobs_that_read_a_sliced_layer_merge_it_for_the_solve() {
-    let game = Arc::new(load_game("connect4_4x4"));
-    let root = std::env::temp_dir().join(format!("symgame-slice-merge-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let (plain_dir, sliced_dir) = (root.join("plain"), root.join("sliced"));
-    std::fs::create_dir_all(&plain_dir).unwrap();
-    std::fs::create_dir_all(&sliced_dir).unwrap();
-    let plain = run(&game, &plain_dir, None).unwrap();
+    let (game, root, plain_dir, sliced_dir, plain) = solved_plainly("merge");
     // Each layer's slices are gone once the jobs of the layer above have run: only the merged
     // file and record the first of those jobs wrote are left for the solve to record.
     let runner = Arc::new(InProcess {
@@ -264,13 +258,7 @@ fn the_jobs_that_read_a_sliced_layer_merge_it_for_the_solve() {
 
 #[test]
 fn a_damaged_merged_layer_is_merged_again_from_its_slices() {
-    let game = Arc::new(load_game("connect4_4x4"));
-    let root = std::env::temp_dir().join(format!("symgame-slice-damage-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let (plain_dir, sliced_dir) = (root.join("plain"), root.join("sliced"));
-    std::fs::create_dir_all(&plain_dir).unwrap();
-    std::fs::create_dir_all(&sliced_dir).unwrap();
-    let plain = run(&game, &plain_dir, None).unwrap();
+    let (game, root, plain_dir, sliced_dir, plain) = solved_plainly("damage");
     let runner = Arc::new(InProcess {
         game: game.clone(),
         settings: settings(&game, &sliced_dir),
@@ -287,4 +275,25 @@ fn a_damaged_merged_layer_is_merged_again_from_its_slices() {
     let (sliced_sols, plain_sols) = (files(&sliced_dir).0, files(&plain_dir).0);
     assert_eq!(sliced_sols, plain_sols);
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Connect Four 4×4 solved by one process into `plain` of a fresh scratch directory named
+/// after `name`, beside an empty `sliced`: the game, the root, both directories, the stats.
+fn solved_plainly(
+    name: &str,
+) -> (
+    Arc<GroundGame>,
+    PathBuf,
+    PathBuf,
+    PathBuf,
+    symgame_symbolic::SolveStats,
+) {
+    let game = Arc::new(load_game("connect4_4x4"));
+    let root = std::env::temp_dir().join(format!("symgame-slice-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let (plain_dir, sliced_dir) = (root.join("plain"), root.join("sliced"));
+    std::fs::create_dir_all(&plain_dir).unwrap();
+    std::fs::create_dir_all(&sliced_dir).unwrap();
+    let plain = run(&game, &plain_dir, None).unwrap();
+    (game, root, plain_dir, sliced_dir, plain)
 }
