@@ -369,6 +369,14 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
         if bits * 4 <= game.fluents.len() as u32 * 3 {
             proof.groups = groups;
             proof.assumed = true;
+        } else if let Some(groups) = exactly_one_only(groups) {
+            // Else the exactly-one groups alone (a turn: `control white` and `control
+            // black`): never more bits than plain, no code for "none", and the roles' legal
+            // conditions on them exclude each other (madBishops' plain encoding let every
+            // white move be legal with every black move, and its joint moves filled the node
+            // table).
+            proof.groups = groups;
+            proof.assumed = true;
         }
     }
     proof
@@ -599,6 +607,22 @@ fn claims_of_init(game: &GroundGame, candidates: &[Candidate]) -> Claims {
 /// `(cell ?x ?y ?v)`); a candidate overlapping groups already chosen keeps its remaining
 /// fluents (a subset of an "at most one" group is one too, but loses "exactly one"); the rest
 /// alone.
+/// `groups` with every group that is not exactly-one split into single fluents; `None`
+/// where no exactly-one group of two or more fluents is left.
+fn exactly_one_only(groups: Vec<FluentGroup>) -> Option<Vec<FluentGroup>> {
+    let mut out = Vec::with_capacity(groups.len());
+    let mut any = false;
+    for g in groups {
+        if g.exactly_one && g.fluents.len() > 1 {
+            any = true;
+            out.push(g);
+        } else {
+            out.extend(g.fluents.into_iter().map(FluentGroup::single));
+        }
+    }
+    any.then_some(out)
+}
+
 fn choose(
     num_fluents: usize,
     candidates: &[Candidate],

@@ -262,3 +262,32 @@ fn a_proof_that_gives_up_keeps_the_claims_it_dropped() {
     assert_eq!(group_of(&proof, a2).fluents.len(), 1, "{proof:?}");
     assert!(group_of(&proof, b1).fluents.contains(&b2), "{proof:?}");
 }
+
+/// Where the groups the playouts leave would save too few bits (`tests/games/turn_pairs.kif`:
+/// four cells, each an at-most-one pair of two bits), a proof that gives up still assumes its
+/// exactly-one groups (the turn: one bit for two fluents), and nothing else.
+#[test]
+fn a_proof_that_gives_up_assumes_the_turn_where_the_other_groups_save_nothing() {
+    use symgame_symbolic::mutex::{prove_groups_within, MutexBudget};
+    let game = load(&root().join("tests/games/turn_pairs.kif"));
+    let budget = MutexBudget {
+        max_operation_nodes: 1,
+        assume_on_give_up: true,
+        ..MutexBudget::default()
+    };
+    let proof = prove_groups_within(&game, &budget);
+    assert!(proof.gave_up.is_some(), "{proof:?}");
+    assert!(proof.assumed, "{proof:?}");
+    let turn = group_of(&proof, fluent(&game, "(control white)"));
+    assert!(turn.exactly_one, "{proof:?}");
+    assert!(turn.fluents.contains(&fluent(&game, "(control black)")));
+    for g in &proof.groups {
+        assert!(g.fluents.len() == 1 || g.exactly_one, "{proof:?}");
+    }
+    assert_eq!(proof.groups.len(), game.fluents.len() - 1, "{proof:?}");
+    // Proven, with the time it needs, the cells are groups too.
+    let proven = prove_groups(&game);
+    assert!(proven.gave_up.is_none(), "{proven:?}");
+    let cell = group_of(&proven, fluent(&game, "(cell 1 white)"));
+    assert_eq!(cell.fluents.len(), 2, "{proven:?}");
+}
