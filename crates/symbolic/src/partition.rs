@@ -525,7 +525,7 @@ fn cluster_balanced<E: BddEngine>(
                 a.right
                     && b.left
                     && !late
-                    && a.nodes + b.nodes <= max_nodes
+                    && a.nodes.saturating_add(b.nodes) <= max_nodes
                     && a.nodes.saturating_mul(b.nodes) <= max_nodes.saturating_mul(PRODUCT_PER_NODE)
             });
             if pair.is_none() {
