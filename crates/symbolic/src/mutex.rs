@@ -602,11 +602,6 @@ fn claims_of_init(game: &GroundGame, candidates: &[Candidate]) -> Claims {
         .unzip()
 }
 
-/// A partition of the fluents: proven candidates by decreasing saving (bits freed), then by
-/// size, then fewer varied positions, later varied positions first (the value position of
-/// `(cell ?x ?y ?v)`); a candidate overlapping groups already chosen keeps its remaining
-/// fluents (a subset of an "at most one" group is one too, but loses "exactly one"); the rest
-/// alone.
 /// `groups` with every group that is not exactly-one split into single fluents; `None`
 /// where no exactly-one group of two or more fluents is left.
 fn exactly_one_only(groups: Vec<FluentGroup>) -> Option<Vec<FluentGroup>> {
@@ -623,6 +618,11 @@ fn exactly_one_only(groups: Vec<FluentGroup>) -> Option<Vec<FluentGroup>> {
     any.then_some(out)
 }
 
+/// A partition of the fluents: proven candidates by decreasing saving (bits freed), then by
+/// size, then fewer varied positions, later varied positions first (the value position of
+/// `(cell ?x ?y ?v)`); a candidate overlapping groups already chosen keeps its remaining
+/// fluents (a subset of an "at most one" group is one too, but loses "exactly one"); the rest
+/// alone.
 fn choose(
     num_fluents: usize,
     candidates: &[Candidate],

@@ -491,12 +491,10 @@ fn cluster_balanced<E: BddEngine>(
     let size = |r: &E::Bdd| (!e.node_count_exceeds(r, max_nodes)).then(|| e.node_count(r));
     struct Item<P> {
         part: P,
+        // `usize::MAX` for a partition over the bound or kept as conjuncts: never merged.
         nodes: usize,
-        // Whether it may still merge with its left and with its right neighbour: a partition
-        // over the bound or kept as conjuncts never; one whose merge with its right neighbour
-        // was too large not to the right again (a larger neighbour would be larger still),
-        // until it is merged itself.
-        left: bool,
+        // Whether it may still merge with its right neighbour: not once that merge was too
+        // large (a larger neighbour would be larger still), until it is merged itself.
         right: bool,
     }
     let mut items: Vec<Item<Partition<E>>> = parts
@@ -505,7 +503,6 @@ fn cluster_balanced<E: BddEngine>(
             let nodes = size(&p.relation).filter(|_| p.conjuncts.is_empty());
             Item {
                 nodes: nodes.unwrap_or(usize::MAX),
-                left: nodes.is_some(),
                 right: nodes.is_some(),
                 part: p,
             }
@@ -523,7 +520,7 @@ fn cluster_balanced<E: BddEngine>(
             let late = deadline.is_some_and(|d| std::time::Instant::now() >= d);
             let pair = rest.peek().filter(|b| {
                 a.right
-                    && b.left
+                    && b.nodes != usize::MAX
                     && !late
                     && a.nodes.saturating_add(b.nodes) <= max_nodes
                     && a.nodes.saturating_mul(b.nodes) <= max_nodes.saturating_mul(PRODUCT_PER_NODE)
@@ -544,7 +541,6 @@ fn cluster_balanced<E: BddEngine>(
                     next.push(Item {
                         part: m,
                         nodes,
-                        left: true,
                         right: true,
                     });
                     merged_any = true;
