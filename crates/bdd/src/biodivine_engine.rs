@@ -13,7 +13,7 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use biodivine_lib_bdd::{op_function, Bdd, BddNode, BddPointer, BddVariable, BddVariableSet};
 use num_bigint::BigUint;
@@ -40,6 +40,8 @@ struct OpBudget {
     deadline: Option<Instant>,
     /// No binary operation builds a result of more nodes (it gives up while building).
     max_nodes: Option<usize>,
+    /// No binary operation or quantification runs longer than this (it stops inside).
+    max_op_time: Option<Duration>,
 }
 
 /// How many callbacks of an operation pass between two readings of the clock (a reading costs
@@ -147,7 +149,18 @@ impl BiodivineEngine {
         self.budget = OpBudget {
             deadline,
             max_nodes,
+            ..self.budget
         };
+        self
+    }
+
+    /// This engine with no binary operation or quantification running longer than `limit`:
+    /// past it, the operation stops inside (as at the deadline of [`Self::with_budget`]) and
+    /// fails with [`BddError::Budget`]. For a caller that gives up soundly, where one long
+    /// operation rarely ends in a result it can use (the mutex proof: an operation that had
+    /// not returned after a second ran to the proof's deadline, 12 s of a 60-s search).
+    pub fn with_operation_time(mut self, limit: Option<Duration>) -> Self {
+        self.budget.max_op_time = limit;
         self
     }
 
@@ -163,8 +176,16 @@ impl BiodivineEngine {
     /// with [`BddError::Budget`] once the deadline of the budget passes; not started after it.
     fn interruptible<R>(&self, op: impl FnOnce(&Ticker) -> R) -> BddResult<R> {
         self.check_deadline()?;
+        let own = self
+            .budget
+            .max_op_time
+            .and_then(|t| Instant::now().checked_add(t));
+        let deadline = match (self.budget.deadline, own) {
+            (Some(d), Some(o)) => Some(d.min(o)),
+            (d, o) => d.or(o),
+        };
         let ticker = Ticker {
-            deadline: self.budget.deadline,
+            deadline,
             calls: Cell::new(0),
         };
         if ticker.deadline.is_none() {
@@ -172,9 +193,14 @@ impl BiodivineEngine {
         }
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(&ticker))) {
             Ok(r) => Ok(r),
-            Err(payload) if payload.is::<DeadlinePassed>() => Err(BddError::Budget(
-                "deadline passed inside an operation".into(),
-            )),
+            Err(payload) if payload.is::<DeadlinePassed>() => {
+                Err(BddError::Budget(match (self.budget.max_op_time, own) {
+                    (Some(t), Some(o)) if Some(o) == deadline && self.check_deadline().is_ok() => {
+                        format!("an operation ran past {:.1} s", t.as_secs_f64())
+                    }
+                    _ => "deadline passed inside an operation".into(),
+                }))
+            }
             Err(payload) => std::panic::resume_unwind(payload),
         }
     }

@@ -806,6 +806,40 @@ fn a_budgeted_biodivine_operation_stops_inside_at_the_deadline() {
     assert_eq!(diff, free.and_not(&shifted, &big).unwrap());
 }
 
+/// `BiodivineEngine::with_operation_time`: each operation gets its own time, counted from its
+/// start: a long one stops inside with `BddError::Budget` naming the cap, a short one after it
+/// still runs, and without the cap the long one finishes.
+#[test]
+fn a_biodivine_operation_past_its_own_time_stops_inside() {
+    use std::time::Duration;
+    let n = 36;
+    let free = BiodivineEngine::new(n, &EngineConfig::small()).unwrap();
+    let mut big = free.constant(true);
+    for i in 0..n / 2 {
+        big = free
+            .and(&big, &free.iff(&free.var(i), &free.var(i + n / 2)).unwrap())
+            .unwrap();
+    }
+    let shifted = free.or(&big, &free.var(0)).unwrap();
+    let capped = free
+        .clone()
+        .with_operation_time(Some(Duration::from_millis(1)));
+    std::thread::sleep(Duration::from_millis(5));
+    // The cap runs from each operation's start, not from the engine's making.
+    let small = capped.and(&capped.var(0), &capped.var(1)).unwrap();
+    assert_eq!(small, free.and(&free.var(0), &free.var(1)).unwrap());
+    match capped.xor(&big, &shifted) {
+        Err(BddError::Budget(why)) => assert!(why.contains("ran past"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    let upper: VarSet = (n / 2..n).collect::<Vec<_>>().into();
+    assert!(matches!(
+        capped.exists(&big, &upper),
+        Err(BddError::Budget(_))
+    ));
+    assert!(free.xor(&big, &shifted).is_ok());
+}
+
 /// The bounded size check stays exact when small checks follow a large one (the oxidd engine
 /// keeps its visited sets between calls, a small and a large one): `x_i <-> y_i` for 16
 /// pairs with every `x` above every `y` has over 2^16 nodes, a single pair 4.
