@@ -531,14 +531,15 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
             if self.mark[g] == self.stamp {
                 continue;
             }
-            let block = c.block_of(g).filter(|b| b.cyclic);
-            let members: Vec<usize> = match block {
-                Some(b) => (b.start as usize..b.end as usize)
-                    .filter(|&h| self.next_needed[h] && self.dep[h])
-                    .collect(),
-                None => vec![g],
+            // A gate of a cyclic block brings in the whole block (no allocation per gate).
+            let (from, to, whole) = match c.block_of(g).filter(|b| b.cyclic) {
+                Some(b) => (b.start as usize, b.end as usize, true),
+                None => (g, g + 1, false),
             };
-            for h in members {
+            for h in from..to {
+                if whole && !(self.next_needed[h] && self.dep[h]) {
+                    continue;
+                }
                 if self.mark[h] == self.stamp {
                     continue;
                 }

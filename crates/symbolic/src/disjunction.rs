@@ -203,7 +203,10 @@ pub(crate) fn two_and_none_within<E: BddEngine>(
 /// a tenth of the time. A BDD that passes the cap keeps growing, so a later check finds it.
 pub(crate) struct SizeWatch {
     pub(crate) cap: usize,
-    next: std::cell::Cell<std::time::Instant>,
+    /// When the next check is due, on the coarse clock: the compiler asks before every gate
+    /// operation, and a precise clock read per ask was a tenth of blockerParallel's set-up
+    /// (65,536 joint moves' relations).
+    next: std::cell::Cell<symgame_limits::CoarseDeadline>,
 }
 
 impl SizeWatch {
@@ -213,19 +216,21 @@ impl SizeWatch {
     pub(crate) fn new(cap: usize) -> Self {
         SizeWatch {
             cap,
-            next: std::cell::Cell::new(std::time::Instant::now()),
+            next: std::cell::Cell::new(symgame_limits::CoarseDeadline::new(
+                std::time::Instant::now(),
+            )),
         }
     }
 
     /// Whether one of `bdds` has more than the cap's nodes, if a check is due (`false` if not).
     pub(crate) fn over<E: BddEngine>(&self, e: &E, bdds: &[&E::Bdd]) -> bool {
-        let now = std::time::Instant::now();
-        if now < self.next.get() {
+        if !self.next.get().passed() {
             return false;
         }
+        let now = std::time::Instant::now();
         let over = bdds.iter().any(|b| e.node_count_exceeds(b, self.cap));
-        self.next
-            .set(std::time::Instant::now() + now.elapsed() * 9 + Self::GAP);
+        let next = std::time::Instant::now() + now.elapsed() * 9 + Self::GAP;
+        self.next.set(symgame_limits::CoarseDeadline::new(next));
         over
     }
 }
