@@ -766,6 +766,18 @@ fn a_budgeted_biodivine_engine_gives_up() {
     ));
 }
 
+/// `x0 <-> x(n/2), x1 <-> x(n/2+1), ...` over `n` variables: about `2^(n/2)` nodes in this
+/// order.
+fn halves_equal(e: &BiodivineEngine, n: u32) -> symgame_bdd::BiodivineBdd {
+    let mut acc = e.constant(true);
+    for i in 0..n / 2 {
+        acc = e
+            .and(&acc, &e.iff(&e.var(i), &e.var(i + n / 2)).unwrap())
+            .unwrap();
+    }
+    acc
+}
+
 /// `BiodivineEngine::with_budget`: an operation still running when the deadline passes stops
 /// inside with `BddError::Budget`, binary or quantifying; the engine and its BDDs are sound
 /// afterwards, and without a deadline the same operations finish.
@@ -774,14 +786,8 @@ fn a_budgeted_biodivine_operation_stops_inside_at_the_deadline() {
     use std::time::{Duration, Instant};
     let n = 36;
     let free = BiodivineEngine::new(n, &EngineConfig::small()).unwrap();
-    // x0 <-> x18, x1 <-> x19, ...: about 2^19 nodes in this order, one step of an operation
-    // on it per node at least.
-    let mut big = free.constant(true);
-    for i in 0..n / 2 {
-        big = free
-            .and(&big, &free.iff(&free.var(i), &free.var(i + n / 2)).unwrap())
-            .unwrap();
-    }
+    // About 2^19 nodes, one step of an operation on it per node at least.
+    let big = halves_equal(&free, n);
     assert!(free.node_count(&big) > 500_000);
     let upper: VarSet = (n / 2..n).collect::<Vec<_>>().into();
     // No clock reading before the first 16,384 steps: a deadline a millisecond away has
@@ -814,12 +820,7 @@ fn a_biodivine_operation_past_its_own_time_stops_inside() {
     use std::time::Duration;
     let n = 36;
     let free = BiodivineEngine::new(n, &EngineConfig::small()).unwrap();
-    let mut big = free.constant(true);
-    for i in 0..n / 2 {
-        big = free
-            .and(&big, &free.iff(&free.var(i), &free.var(i + n / 2)).unwrap())
-            .unwrap();
-    }
+    let big = halves_equal(&free, n);
     let shifted = free.or(&big, &free.var(0)).unwrap();
     let capped = free
         .clone()
