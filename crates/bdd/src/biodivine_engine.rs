@@ -194,8 +194,9 @@ impl BiodivineEngine {
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(&ticker))) {
             Ok(r) => Ok(r),
             Err(payload) if payload.is::<DeadlinePassed>() => {
-                Err(BddError::Budget(match (self.budget.max_op_time, own) {
-                    (Some(t), Some(o)) if Some(o) == deadline && self.check_deadline().is_ok() => {
+                // The operation's own time ended it unless the engine's deadline has passed.
+                Err(BddError::Budget(match self.budget.max_op_time {
+                    Some(t) if self.check_deadline().is_ok() => {
                         format!("an operation ran past {:.1} s", t.as_secs_f64())
                     }
                     _ => "deadline passed inside an operation".into(),
