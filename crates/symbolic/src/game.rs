@@ -32,6 +32,9 @@ pub struct SymbolicGame<'e, E: BddEngine> {
     init: E::Bdd,
     init_fluents: Vec<usize>,
     terminal_parts: Vec<E::Bdd>,
+    /// Whether [`Self::terminal_parts`] are compiled over all states: always in a game compiled
+    /// once, and in one compiled within each layer when only its relations gave up.
+    terminal_compiled: bool,
     terminal: OnceLock<E::Bdd>,
     legal: Vec<Vec<E::Bdd>>,
     goal_formulas: Vec<Vec<(u8, Formula<E>)>>,
@@ -102,6 +105,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             init,
             init_fluents: game.init.clone(),
             terminal_parts: Vec::new(),
+            terminal_compiled: false,
             terminal: OnceLock::new(),
             legal: Vec::new(),
             goal_formulas: Vec::new(),
@@ -289,6 +293,10 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         let terminal_parts =
             cluster_parts(e, raw_terminal_parts.clone(), opts.terminal_cluster_nodes)?;
         let legal = comp.legal()?;
+        // Kept if a later phase gives up: compiled within each layer, the game cuts the
+        // terminal states of a layer with them instead of compiling the condition again.
+        self.terminal_parts = terminal_parts.clone();
+        self.terminal_compiled = true;
         opts.phase_done(live());
         // Goals as formulas (see `Compiler::goal_formulas`).
         opts.phase("goals");
@@ -421,14 +429,22 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
     }
 
     /// `s AND NOT terminal`, removing one terminal part at a time (compiling the terminal
-    /// condition within `s` when the game is compiled within each layer).
+    /// condition within `s` when the game is compiled within each layer and it was not
+    /// compiled over all states).
     pub fn and_not_terminal(&self, s: &E::Bdd) -> BddResult<E::Bdd> {
         match &self.layerwise {
-            Some(lw) => lw
+            Some(lw) if !self.terminal_compiled => lw
                 .and_not_terminal(self.engine, &self.encoding, s)
                 .map_err(layerwise_error),
-            None => and_not_all(self.engine, s, &self.terminal_parts),
+            _ => and_not_all(self.engine, s, &self.terminal_parts),
         }
+    }
+
+    /// The parts of the terminal condition compiled over all states, if they are (in a game
+    /// compiled within each layer, where only the relations gave up).
+    pub(crate) fn terminal_over_all(&self) -> Option<&[E::Bdd]> {
+        self.terminal_compiled
+            .then_some(self.terminal_parts.as_slice())
     }
 
     /// Whether the game is compiled anew within each layer ([`SymbolicOptions::layerwise_fallback`]):
@@ -587,8 +603,15 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
     /// have no successors.
     pub fn image(&self, s: &E::Bdd) -> BddResult<E::Bdd> {
         if let Some(lw) = &self.layerwise {
+            let terminal = self.terminal_over_all();
             return lw
-                .expand_and_image(self.engine, &self.encoding, s, None, &mut |_| {})
+                .expand_and_image(
+                    self.engine,
+                    &self.encoding,
+                    (s, terminal),
+                    None,
+                    &mut |_| {},
+                )
                 .map(|(_, image)| image)
                 .map_err(layerwise_error);
         }
@@ -695,5 +718,43 @@ fn layerwise_error(err: SymbolicError) -> BddError {
     match err {
         SymbolicError::Bdd(e) => e,
         other => BddError::Budget(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{encoded, small_engine};
+
+    /// Compiled within each layer but with the terminal condition compiled over all states
+    /// (where only the relations gave up), each layer's non-terminal states and image are the
+    /// game compiled once's, terminal states included.
+    #[test]
+    fn layers_cut_by_a_terminal_over_all_states_match_the_game_compiled_once() {
+        for name in ["tictactoe", "connect4_4x4"] {
+            let (game, enc) = encoded(name);
+            let e = small_engine(&enc);
+            let once =
+                SymbolicGame::new(&e, &game, enc.clone(), &SymbolicOptions::default()).unwrap();
+            let layerwise = SymbolicOptions {
+                layerwise_fallback: true,
+                max_condition_nodes: 0,
+                ..Default::default()
+            };
+            let mut within = SymbolicGame::new(&e, &game, enc, &layerwise).unwrap();
+            assert!(within.is_layerwise() && within.terminal_over_all().is_none());
+            within.terminal_parts = once.terminal_parts.clone();
+            within.terminal_compiled = true;
+            let (mut layer, mut cut) = (once.init().clone(), false);
+            while !e.is_false(&layer) {
+                let expand = once.and_not_terminal(&layer).unwrap();
+                cut |= expand != layer;
+                assert_eq!(within.and_not_terminal(&layer).unwrap(), expand, "{name}");
+                let next = once.image(&layer).unwrap();
+                assert_eq!(within.image(&layer).unwrap(), next, "{name}");
+                layer = next;
+            }
+            assert!(cut, "{name}: no layer held terminal states");
+        }
     }
 }

@@ -19,7 +19,7 @@ use symgame_ground::GroundGame;
 use symgame_limits::{Guard, StopReason};
 
 use crate::compile::Compiler;
-use crate::disjunction::or_all_checked;
+use crate::disjunction::{and_not_all, or_all_checked};
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::joint_moves::{joint_moves, joint_moves_where};
@@ -136,7 +136,7 @@ impl Layerwise {
         &self,
         e: &E,
         enc: &Encoding,
-        s: &E::Bdd,
+        (s, terminal): (&E::Bdd, Option<&[E::Bdd]>),
         guard: Option<&Guard>,
         on_expand: &mut dyn FnMut(&E::Bdd),
     ) -> Result<(E::Bdd, E::Bdd), SymbolicError> {
@@ -156,7 +156,7 @@ impl Layerwise {
             seen = true;
             on_expand(x);
         };
-        match self.compiled_expand_and_image((e, enc, s, guard), &mut see) {
+        match self.compiled_expand_and_image((e, enc, s, guard), terminal, &mut see) {
             Ok(result) => {
                 if guard.is_some() {
                     self.explicit
@@ -190,21 +190,33 @@ impl Layerwise {
     }
 
     /// [`Self::expand_and_image`] of the layer `(e, enc, s, guard)` by compiling the game
-    /// within `s`.
+    /// within `s`; with `terminal` (the terminal condition's parts over all states), the
+    /// non-terminal states are cut first and the game is compiled within them only.
     fn compiled_expand_and_image<E: BddEngine>(
         &self,
         (e, enc, s, guard): (&E, &Encoding, &E::Bdd, Option<&Guard>),
+        terminal: Option<&[E::Bdd]>,
         on_expand: &mut dyn FnMut(&E::Bdd),
     ) -> Result<(E::Bdd, E::Bdd), SymbolicError> {
-        if e.is_false(s) {
-            on_expand(s);
-            return Ok((s.clone(), s.clone()));
-        }
-        let (mut comp, expand) = self.compiled(e, enc, s, guard, false)?;
+        let (comp, expand) = match terminal {
+            Some(parts) => (None, and_not_all(e, s, parts)?),
+            None if e.is_false(s) => (None, s.clone()),
+            None => {
+                let (comp, expand) = self.compiled(e, enc, s, guard, false)?;
+                (Some(comp), expand)
+            }
+        };
         on_expand(&expand);
         if e.is_false(&expand) {
             return Ok((expand.clone(), expand));
         }
+        let mut comp = match comp {
+            Some(comp) => comp,
+            None => {
+                let deadline = guard.and_then(|g| g.deadline());
+                Compiler::within(e, &self.game, enc, &expand, self.cut_nodes, false, deadline)?.0
+            }
+        };
         let mut legal = comp.legal()?;
         let stop = || guard.map_or(Ok(()), |g| g.check());
         let expired = || stop().is_err();

@@ -138,16 +138,23 @@ fn step_layer<E: BddEngine>(
             union.clone()
         }
         (None, Some(lw)) => {
+            let terminal = g.terminal_over_all();
             let (x, image) = match known_expand {
                 Some(x) => {
                     on_expand(&x);
                     let (_, image) = lw
-                        .expand_and_image(e, g.encoding(), &x, Some(guard), &mut |_| {})
+                        .expand_and_image(e, g.encoding(), (&x, terminal), Some(guard), &mut |_| {})
                         .map_err(|err| layerwise_stop(err, guard))?;
                     (x, image)
                 }
                 None => lw
-                    .expand_and_image(e, g.encoding(), &bfs.frontier, Some(guard), on_expand)
+                    .expand_and_image(
+                        e,
+                        g.encoding(),
+                        (&bfs.frontier, terminal),
+                        Some(guard),
+                        on_expand,
+                    )
                     .map_err(|err| layerwise_stop(err, guard))?,
             };
             expand = Some(x);
