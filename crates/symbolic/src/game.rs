@@ -33,7 +33,7 @@ pub struct SymbolicGame<'e, E: BddEngine> {
     init_fluents: Vec<usize>,
     terminal_parts: Vec<E::Bdd>,
     /// Whether [`Self::terminal_parts`] are compiled over all states: always in a game compiled
-    /// once, and in one compiled within each layer when only its relations gave up.
+    /// once, and in one compiled within each layer when a phase after the conditions gave up.
     terminal_compiled: bool,
     terminal: OnceLock<E::Bdd>,
     legal: Vec<Vec<E::Bdd>>,
@@ -441,7 +441,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
     }
 
     /// The parts of the terminal condition compiled over all states, if they are (in a game
-    /// compiled within each layer, where only the relations gave up).
+    /// compiled within each layer, where a phase after the conditions gave up).
     pub(crate) fn terminal_over_all(&self) -> Option<&[E::Bdd]> {
         self.terminal_compiled
             .then_some(self.terminal_parts.as_slice())

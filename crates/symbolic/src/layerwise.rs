@@ -19,7 +19,7 @@ use symgame_ground::GroundGame;
 use symgame_limits::{Guard, StopReason};
 
 use crate::compile::Compiler;
-use crate::disjunction::{and_not_all, or_all_checked};
+use crate::disjunction::{and_not_all_checked, or_all_checked};
 use crate::encoding::Encoding;
 use crate::error::SymbolicError;
 use crate::joint_moves::{joint_moves, joint_moves_where};
@@ -189,17 +189,18 @@ impl Layerwise {
         }
     }
 
-    /// [`Self::expand_and_image`] of the layer `(e, enc, s, guard)` by compiling the game
-    /// within `s`; with `terminal` (the terminal condition's parts over all states), the
-    /// non-terminal states are cut first and the game is compiled within them only.
+    /// [`Self::expand_and_image`] of `(e, enc, s, guard)`, the game compiled within `s`, or with
+    /// `terminal` (its parts over all states) within the non-terminal states of `s`, cut first.
     fn compiled_expand_and_image<E: BddEngine>(
         &self,
         (e, enc, s, guard): (&E, &Encoding, &E::Bdd, Option<&Guard>),
         terminal: Option<&[E::Bdd]>,
         on_expand: &mut dyn FnMut(&E::Bdd),
     ) -> Result<(E::Bdd, E::Bdd), SymbolicError> {
+        let stop = || guard.map_or(Ok(()), |g| g.check());
+        let checked = || stop().map_err(SymbolicError::Stopped);
         let (comp, expand) = match terminal {
-            Some(parts) => (None, and_not_all(e, s, parts)?),
+            Some(parts) => (None, and_not_all_checked(e, s, parts, checked)?),
             None if e.is_false(s) => (None, s.clone()),
             None => {
                 let (comp, expand) = self.compiled(e, enc, s, guard, false)?;
@@ -218,7 +219,6 @@ impl Layerwise {
             }
         };
         let mut legal = comp.legal()?;
-        let stop = || guard.map_or(Ok(()), |g| g.check());
         let expired = || stop().is_err();
         let mut known_moves = None;
         let mut known_joint = None;
