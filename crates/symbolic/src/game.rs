@@ -290,13 +290,12 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         }
         let (mut comp, term_leaves) = Compiler::prepared(e, game, enc, opts.setup_deadline)?;
         let raw_terminal_parts = comp.terminal_parts(&term_leaves)?;
-        let terminal_parts =
-            cluster_parts(e, raw_terminal_parts.clone(), opts.terminal_cluster_nodes)?;
-        let legal = comp.legal()?;
         // Kept if a later phase gives up: compiled within each layer, the game cuts the
         // terminal states of a layer with them instead of compiling the condition again.
-        self.terminal_parts = terminal_parts.clone();
+        self.terminal_parts =
+            cluster_parts(e, raw_terminal_parts.clone(), opts.terminal_cluster_nodes)?;
         self.terminal_compiled = true;
+        let legal = comp.legal()?;
         opts.phase_done(live());
         // Goals as formulas (see `Compiler::goal_formulas`).
         opts.phase("goals");
@@ -346,7 +345,6 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         };
         partition::attach_terminal_parts(e, &mut clusters, &raw_terminal_parts, &terminal_opts)?;
         opts.phase_done(live());
-        self.terminal_parts = terminal_parts;
         self.legal = legal;
         self.goal_formulas = goal_formulas;
         self.partitions = partitions;
