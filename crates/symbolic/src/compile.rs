@@ -126,24 +126,39 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         deadline: Option<std::time::Instant>,
         gate_nodes: Option<usize>,
     ) -> BddResult<(Self, Vec<Lit>)> {
+        Self::prepared_cones(e, game, enc, deadline, gate_nodes, true)
+    }
+
+    /// [`Self::prepared_with`], with the terminal cone only if `terminal`: without it, the
+    /// terminal disjuncts are returned but not compiled (a game whose terminal condition is
+    /// too large over all states, cut within each layer instead).
+    pub(crate) fn prepared_cones(
+        e: &'a E,
+        game: &'a GroundGame,
+        enc: &Encoding,
+        deadline: Option<std::time::Instant>,
+        gate_nodes: Option<usize>,
+        terminal: bool,
+    ) -> BddResult<(Self, Vec<Lit>)> {
         let mut comp = Compiler::new(e, game, fluent_bdds(e, enc)?);
         comp.deadline = deadline.map(|d| (d, CoarseDeadline::new(d)));
         comp.gate_nodes = gate_nodes;
-        let term_leaves = comp.eval_cones(false)?;
+        let term_leaves = comp.eval_cones(false, terminal)?;
         // The cap is for the conditions over all states, not for the gates of one joint move.
         comp.gate_nodes = None;
         Ok((comp, term_leaves))
     }
 
-    /// Evaluates the move-independent gates of the cones of the terminal disjuncts and, unless
-    /// `terminal_only`, of the legal conditions and next functions; returns the disjuncts.
-    fn eval_cones(&mut self, terminal_only: bool) -> BddResult<Vec<Lit>> {
+    /// Evaluates the move-independent gates of the cones of the terminal disjuncts (if
+    /// `terminal`) and, unless `terminal_only`, of the legal conditions and next functions;
+    /// returns the disjuncts.
+    fn eval_cones(&mut self, terminal_only: bool, terminal: bool) -> BddResult<Vec<Lit>> {
         let game = self.game;
         let mut term_leaves = Vec::new();
         disjuncts(&game.circuit, game.terminal, &mut term_leaves);
         // Within a care set the terminal disjuncts are built as formulas when asked
         // ([`Self::and_not_terminal_formulas`]), not compiled with the other cones.
-        let mut roots: Vec<Lit> = if self.care.is_some() {
+        let mut roots: Vec<Lit> = if self.care.is_some() || !terminal {
             Vec::new()
         } else {
             term_leaves.clone()
@@ -178,7 +193,7 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
         // Small BDDs stay exact (cheap to combine); a larger one is cut to the care set, so
         // that no operation combines two large BDDs over states outside the set.
         comp.care = Some((care.clone(), cut_nodes));
-        let term_leaves = comp.eval_cones(terminal_only)?;
+        let term_leaves = comp.eval_cones(terminal_only, true)?;
         Ok((comp, term_leaves))
     }
 
@@ -503,20 +518,33 @@ impl<'a, E: BddEngine> Compiler<'a, E> {
 /// compilation evaluates every gate that reads a move (the base the later ones change a few
 /// of), so one operation of it can be the largest of all: hexPie's ran out of 16 M nodes in
 /// the main engine after 18 s, past the time limit.
+///
+/// The legal conditions, the next functions and the first joint move are tried first, then
+/// the terminal condition: `Ok(false)` when only the terminal condition is over `max_nodes`
+/// (before the deadline), as in quad, whose "four stones of one colour on the corners of a
+/// square" is huge over all states while its moves and next functions are small.
 pub(crate) fn conditions_fit(
     game: &GroundGame,
     enc: &Encoding,
     deadline: Option<std::time::Instant>,
     max_nodes: usize,
-) -> BddResult<()> {
+) -> BddResult<bool> {
     let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small())?
         .with_budget(deadline, Some(max_nodes));
-    let (mut comp, _) = Compiler::prepared_with(&e, game, enc, deadline, Some(max_nodes))?;
+    let (mut comp, leaves) =
+        Compiler::prepared_cones(&e, game, enc, deadline, Some(max_nodes), false)?;
     if game.roles.iter().all(|r| !r.moves.is_empty()) {
         comp.cap_move_gates(Some(max_nodes));
         comp.set_joint_move(&vec![0; game.roles.len()])?;
     }
-    Ok(())
+    comp.gate_nodes = Some(max_nodes);
+    match comp.eval_global(&leaves) {
+        Ok(()) => Ok(true),
+        Err(BddError::Budget(_)) if deadline.is_none_or(|d| std::time::Instant::now() < d) => {
+            Ok(false)
+        }
+        Err(err) => Err(err),
+    }
 }
 
 /// The BDD of every fluent under `enc`: its group's bits hold its code.

@@ -41,8 +41,14 @@ pub struct SymbolicGame<'e, E: BddEngine> {
     goals: OnceLock<Vec<Vec<GoalBdd<E>>>>,
     partitions: Vec<Partition<E>>,
     clusters: Vec<Partition<E>>,
-    /// `Some` when the game is compiled within each layer (then there are no partitions).
+    /// `Some` when the game is compiled within each layer (then there are no partitions,
+    /// unless [`Self::terminal_within`]).
     pub(crate) layerwise: Option<Layerwise>,
+    /// Whether only the terminal condition was too large to compile over all states: the
+    /// relations are compiled once (`partitions`, `clusters`, with no terminal parts), and
+    /// each layer's terminal states are cut by compiling the condition within it
+    /// ([`Self::layerwise`] is set for that).
+    terminal_within: bool,
     has_successor: OnceLock<E::Bdd>,
     potential: OnceLock<Option<Vec<E::Bdd>>>,
     /// Set when a search found an assumed group broken ([`Self::assumption_broken`]).
@@ -113,6 +119,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             partitions: Vec::new(),
             clusters: Vec::new(),
             layerwise: None,
+            terminal_within: false,
             encoding,
             has_successor: OnceLock::new(),
             potential: OnceLock::new(),
@@ -123,6 +130,10 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         };
         let capped = opts.layerwise_fallback || opts.explicit_graph.is_some();
         let err = match g.compile(game, opts, capped) {
+            Ok(()) if g.terminal_within => {
+                g.layerwise = Some(Layerwise::new(game, &g.encoding, e.num_vars(), opts));
+                return Ok(g);
+            }
             Ok(()) => return Ok(g),
             Err(err) if capped && opts.setup_expired().is_ok() => err,
             Err(err) => return Err(err),
@@ -187,21 +198,7 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             opts.phase_note("compiled within each layer".to_string());
         }
         opts.phase_done(live());
-        g.layerwise = Some(Layerwise {
-            game: game.clone(),
-            max_joint_moves: opts.max_joint_moves,
-            cut_nodes: opts.layerwise_cut_nodes,
-            cluster_nodes: opts.cluster_nodes,
-            broken: Default::default(),
-            witness: Default::default(),
-            owners: crate::layerwise::owners(game, &g.encoding),
-            factored: Default::default(),
-            move_vars: crate::move_vars::MoveVars::fit(e.num_vars(), game, &g.encoding),
-            move_vars_above: crate::move_vars::MOVE_VARS_ABOVE,
-            with_move_vars: Default::default(),
-            move_vars_lost: Default::default(),
-            explicit: ExplicitLayers::new(opts.explicit_layers),
-        });
+        g.layerwise = Some(Layerwise::new(game, &g.encoding, e.num_vars(), opts));
         Ok(g)
     }
 
@@ -285,17 +282,62 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         // The sizes are checked on a budgeted engine first (one operation of the main engine
         // cannot be stopped), with the gates of a first joint move; both engines build the
         // same BDDs, so the main compilation of the conditions needs no check of its own.
-        if let Some(cap) = gate_nodes {
-            conditions_fit(game, enc, opts.setup_deadline, cap)?;
+        // Where only the terminal condition is over the cap, the rest is compiled once and
+        // the terminal states are cut within each layer (`terminal_within`).
+        let started = std::time::Instant::now();
+        let terminal_within = match gate_nodes {
+            Some(cap) => match conditions_fit(game, enc, opts.setup_deadline, cap)? {
+                true => false,
+                // Only a search compiled within each layer can cut the terminal states there
+                // (`solve` needs them over all states: its fallback is the explicit graph).
+                false if opts.layerwise_fallback => true,
+                false => {
+                    let why = format!("a terminal condition of more than {cap} nodes");
+                    return Err(BddError::Budget(why).into());
+                }
+            },
+            None => false,
+        };
+        // That way is a second try, which gets at most the time the trial took (at least a
+        // second): where its joint moves or relations give up too (atariGo_7x7's relations
+        // ran 3.8 s to the deadline), the game is compiled within each layer after all.
+        let within_opts;
+        let opts = match terminal_within {
+            true => {
+                let spent = started.elapsed().max(std::time::Duration::from_secs(1));
+                let soon = std::time::Instant::now() + spent;
+                within_opts = SymbolicOptions {
+                    setup_deadline: opts.setup_deadline.map(|d| d.min(soon)),
+                    ..opts.clone()
+                };
+                &within_opts
+            }
+            false => opts,
+        };
+        let deadline = opts.setup_deadline;
+        let (mut comp, term_leaves) = match terminal_within {
+            true => Compiler::prepared_cones(e, game, enc, deadline, None, false)?,
+            false => Compiler::prepared(e, game, enc, deadline)?,
+        };
+        let raw_terminal_parts = match terminal_within {
+            true => Vec::new(),
+            false => comp.terminal_parts(&term_leaves)?,
+        };
+        if !terminal_within {
+            // Kept if a later phase gives up: compiled within each layer, the game cuts the
+            // terminal states of a layer with them instead of compiling the condition again.
+            self.terminal_parts =
+                cluster_parts(e, raw_terminal_parts.clone(), opts.terminal_cluster_nodes)?;
+            self.terminal_compiled = true;
         }
-        let (mut comp, term_leaves) = Compiler::prepared(e, game, enc, opts.setup_deadline)?;
-        let raw_terminal_parts = comp.terminal_parts(&term_leaves)?;
-        // Kept if a later phase gives up: compiled within each layer, the game cuts the
-        // terminal states of a layer with them instead of compiling the condition again.
-        self.terminal_parts =
-            cluster_parts(e, raw_terminal_parts.clone(), opts.terminal_cluster_nodes)?;
-        self.terminal_compiled = true;
         let legal = comp.legal()?;
+        if terminal_within {
+            opts.phase_note(format!(
+                "the terminal condition is over {} nodes over all states: cut within each \
+                 layer, the rest compiled once",
+                opts.max_condition_nodes
+            ));
+        }
         opts.phase_done(live());
         // Goals as formulas (see `Compiler::goal_formulas`).
         opts.phase("goals");
@@ -333,6 +375,14 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         let mut clusters =
             partition::cluster(e, enc, &partitions, opts.cluster_nodes, opts.setup_deadline)?;
         opts.phase_done(live());
+        if terminal_within {
+            self.legal = legal;
+            self.goal_formulas = goal_formulas;
+            self.partitions = partitions;
+            self.clusters = clusters;
+            self.terminal_within = true;
+            return Ok(());
+        }
         opts.phase("terminal_parts");
         // Once the relations are built, the terminal parts get at least a second more.
         let soon = std::time::Instant::now() + std::time::Duration::from_secs(1);
@@ -500,6 +550,12 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
                 .as_ref()
                 .and_then(|lw| lw.witness.lock().ok().and_then(|w| w.clone()))
         })
+    }
+
+    /// Whether the relations are compiled once and only the terminal condition within each
+    /// layer (a game that [`Self::is_layerwise`] but has its clusters).
+    pub fn is_terminal_within(&self) -> bool {
+        self.terminal_within
     }
 
     /// The game compiled within each layer, if it is.
@@ -720,39 +776,4 @@ fn layerwise_error(err: SymbolicError) -> BddError {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::test_support::{encoded, small_engine};
-
-    /// Compiled within each layer but with the terminal condition compiled over all states
-    /// (where only the relations gave up), each layer's non-terminal states and image are the
-    /// game compiled once's, terminal states included.
-    #[test]
-    fn layers_cut_by_a_terminal_over_all_states_match_the_game_compiled_once() {
-        for name in ["tictactoe", "connect4_4x4"] {
-            let (game, enc) = encoded(name);
-            let e = small_engine(&enc);
-            let once =
-                SymbolicGame::new(&e, &game, enc.clone(), &SymbolicOptions::default()).unwrap();
-            let layerwise = SymbolicOptions {
-                layerwise_fallback: true,
-                max_condition_nodes: 0,
-                ..Default::default()
-            };
-            let mut within = SymbolicGame::new(&e, &game, enc, &layerwise).unwrap();
-            assert!(within.is_layerwise() && within.terminal_over_all().is_none());
-            within.terminal_parts = once.terminal_parts.clone();
-            within.terminal_compiled = true;
-            let (mut layer, mut cut) = (once.init().clone(), false);
-            while !e.is_false(&layer) {
-                let expand = once.and_not_terminal(&layer).unwrap();
-                cut |= expand != layer;
-                assert_eq!(within.and_not_terminal(&layer).unwrap(), expand, "{name}");
-                let next = once.image(&layer).unwrap();
-                assert_eq!(within.image(&layer).unwrap(), next, "{name}");
-                layer = next;
-            }
-            assert!(cut, "{name}: no layer held terminal states");
-        }
-    }
-}
+mod tests;

@@ -76,6 +76,31 @@ pub(crate) struct Layerwise {
 }
 
 impl Layerwise {
+    /// The game `game` under `enc` compiled within each layer, on an engine of `num_vars`
+    /// variables, as `opts` asks.
+    pub(crate) fn new(
+        game: &GroundGame,
+        enc: &Encoding,
+        num_vars: u32,
+        opts: &crate::options::SymbolicOptions,
+    ) -> Layerwise {
+        Layerwise {
+            game: game.clone(),
+            max_joint_moves: opts.max_joint_moves,
+            cut_nodes: opts.layerwise_cut_nodes,
+            cluster_nodes: opts.cluster_nodes,
+            broken: Default::default(),
+            witness: Default::default(),
+            owners: owners(game, enc),
+            factored: Default::default(),
+            move_vars: MoveVars::fit(num_vars, game, enc),
+            move_vars_above: crate::move_vars::MOVE_VARS_ABOVE,
+            with_move_vars: Default::default(),
+            move_vars_lost: Default::default(),
+            explicit: ExplicitLayers::new(opts.explicit_layers),
+        }
+    }
+
     /// Marks the assumption broken where a legal joint move breaks an assumed group in a
     /// state of `at` (a subset of the expanded states), one of which is kept as the witness.
     fn note_break<E: BddEngine>(&self, e: &E, enc: &Encoding, at: &E::Bdd) {
@@ -108,6 +133,21 @@ impl Layerwise {
         )?;
         let expand = comp.and_not_terminal_formulas(s, &leaves, TERMINAL_LEAF_NODES)?;
         Ok((comp, expand))
+    }
+
+    /// The states of `s` that are not terminal, with the guard's deadline on the compilation
+    /// within `s` ([`symgame_bdd::BddError::Budget`] once passed).
+    pub(crate) fn and_not_terminal_guarded<E: BddEngine>(
+        &self,
+        e: &E,
+        enc: &Encoding,
+        s: &E::Bdd,
+        guard: &Guard,
+    ) -> Result<E::Bdd, SymbolicError> {
+        if e.is_false(s) {
+            return Ok(s.clone());
+        }
+        Ok(self.compiled(e, enc, s, Some(guard), true)?.1)
     }
 
     /// The states of `s` that are not terminal.

@@ -105,6 +105,7 @@ pub use prefix::{states_at_break, ExplicitPrefix, ExplicitRun};
 pub use profile::{Phase, SetupLog};
 pub use reach::{
     reach, reach_count, reach_until, KeptReachJob, LayerStats, Reach, ReachJob, ReachStats,
+    TERMINAL_WITHIN,
 };
 pub use reach_slices::{expand_path, reach_slice, ReachSliceJob, ReachSliceRecord};
 pub use retry::{GroupRetry, KnownStates, Retry, MAX_REASSUMED};

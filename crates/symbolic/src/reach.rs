@@ -13,6 +13,7 @@ use crate::error::SymbolicError;
 use crate::game::SymbolicGame;
 use crate::image_pieces::layer_image;
 use crate::interrupt::Interrupt;
+use crate::layerwise::Layerwise;
 use crate::prefix::ExplicitRun;
 use crate::reach_kept::{begin, keep_step, read_back};
 use crate::reach_slices::{Images, ReachSlicer};
@@ -72,6 +73,11 @@ pub const FACTORED: &str = "within each layer, moves one role at a time";
 /// How the report names the partitioning of a game compiled within each layer once an image
 /// took the moves as BDD variables (module `move_vars`).
 pub const MOVE_VARIABLES: &str = "within each layer, moves as BDD variables";
+
+/// How the report names the partitioning of a game whose relations are compiled once (per
+/// joint move, clustered) and whose terminal condition, too large over all states, is
+/// compiled within each layer.
+pub const TERMINAL_WITHIN: &str = "per joint move, terminal within each layer";
 
 /// One layer: `frontier` (layer `k`) joins the reached states and the next layer and its
 /// non-terminal states are computed. `bfs` changes only on success. `on_expand` sees the
@@ -138,27 +144,17 @@ fn step_layer<E: BddEngine>(
             union.clone()
         }
         (None, Some(lw)) => {
-            let terminal = g.terminal_over_all();
-            let (x, image) = match known_expand {
-                Some(x) => {
-                    on_expand(&x);
-                    let (_, image) = lw
-                        .expand_and_image(e, g.encoding(), (&x, terminal), Some(guard), &mut |_| {})
-                        .map_err(|err| layerwise_stop(err, guard))?;
-                    (x, image)
+            match layerwise_step(g, lw, bfs, known_expand, guard, on_expand, &mut images)? {
+                Some((x, union)) => {
+                    expand = Some(x);
+                    union
                 }
-                None => lw
-                    .expand_and_image(
-                        e,
-                        g.encoding(),
-                        (&bfs.frontier, terminal),
-                        Some(guard),
-                        on_expand,
-                    )
-                    .map_err(|err| layerwise_stop(err, guard))?,
-            };
-            expand = Some(x);
-            image
+                None => {
+                    // No image of this layer can be trusted: the caller stops here.
+                    g.mark_broken();
+                    return Ok((e.constant(false), e.constant(false)));
+                }
+            }
         }
         (None, None) => {
             on_expand(&bfs.expand);
@@ -245,6 +241,56 @@ fn step_layer<E: BddEngine>(
     Ok((new, new_expand))
 }
 
+/// A layer's non-terminal states and their successors.
+type ExpandAndImage<E> = (<E as BddEngine>::Bdd, <E as BddEngine>::Bdd);
+
+/// The non-terminal states of the frontier of a game compiled within each layer (`known`, if
+/// its terminal states were checked state by state) and their successors; `None` if a state
+/// of it breaks an assumed group. Where only the terminal condition is compiled within the
+/// layer ([`SymbolicGame::is_terminal_within`]), the successors are the clusters' images.
+fn layerwise_step<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    lw: &Layerwise,
+    bfs: &mut Bfs<E>,
+    known: Option<E::Bdd>,
+    guard: &Guard,
+    on_expand: &mut dyn FnMut(&E::Bdd),
+    images: &mut Vec<(usize, E::Bdd)>,
+) -> Result<Option<ExpandAndImage<E>>, Interrupt> {
+    let e = g.engine();
+    if g.is_terminal_within() {
+        let x = match known {
+            Some(x) => x,
+            None => lw
+                .and_not_terminal_guarded(e, g.encoding(), &bfs.frontier, guard)
+                .map_err(|err| layerwise_stop(err, guard))?,
+        };
+        on_expand(&x);
+        let found = layer_image(g, (&x, &mut bfs.pace), guard, images)?;
+        return Ok(found.map(|union| (x, union)));
+    }
+    let terminal = g.terminal_over_all();
+    let (x, image) = match known {
+        Some(x) => {
+            on_expand(&x);
+            let (_, image) = lw
+                .expand_and_image(e, g.encoding(), (&x, terminal), Some(guard), &mut |_| {})
+                .map_err(|err| layerwise_stop(err, guard))?;
+            (x, image)
+        }
+        None => lw
+            .expand_and_image(
+                e,
+                g.encoding(),
+                (&bfs.frontier, terminal),
+                Some(guard),
+                on_expand,
+            )
+            .map_err(|err| layerwise_stop(err, guard))?,
+    };
+    Ok(Some((x, image)))
+}
+
 /// Why compiling within a layer stopped: the guard's own reason when a limit has passed (the
 /// compiler's deadline is the guard's), else the engine running out of nodes, or too many
 /// joint moves in one layer (as a node limit: the layer's relation would be too large).
@@ -300,9 +346,10 @@ impl ReachStats {
     /// The statistics of a search of `g` before its first layer: its partitioning, one
     /// sitting.
     fn before_search<E: BddEngine>(g: &SymbolicGame<'_, E>) -> ReachStats {
-        let partitioning = match g.is_layerwise() {
-            true => "within each layer",
-            false => "per joint move",
+        let partitioning = match (g.is_terminal_within(), g.is_layerwise()) {
+            (true, _) => TERMINAL_WITHIN,
+            (false, true) => "within each layer",
+            (false, false) => "per joint move",
         };
         ReachStats {
             partitions: g.clusters().len(),
@@ -574,3 +621,4 @@ impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for KeptReachJob<
         Ok(reach_impl(g, None, start, self.limits, false, false, self.progress).stats)
     }
 }
+

@@ -10,7 +10,7 @@ use symgame_explicit::{explore, Limits, Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
     reach, shortest_path_within, Encoding, EncodingKind, ExplicitLayerMode, ExplicitPrefix, Order,
-    ReachJob, ReachStats, Setup, SymbolicGame, SymbolicOptions,
+    ReachJob, ReachStats, Setup, SymbolicGame, SymbolicOptions, TERMINAL_WITHIN,
 };
 use symgame_testkit::{
     corpus_game, layerwise_options, load, load_game, root, Expect, ExplicitGraph,
@@ -292,6 +292,41 @@ fn a_game_compiled_within_each_layer_images_and_refuses_pre_images() {
     assert!(within.pre_image(&layer).is_err());
     assert!(within.strong_pre_image(&layer).is_err());
     assert!(within.terminal().is_err());
+}
+
+/// Where only the terminal condition is over the conditions' cap, the relations are compiled
+/// once and each layer's terminal states are cut within it: every layer, and its terminal
+/// states, as the game compiled once counts them (tic-tac-toe's lines are larger BDDs than
+/// its moves; Connect Four 4×4's too).
+#[test]
+fn a_terminal_cut_within_each_layer_counts_the_layers_of_the_game_compiled_once() {
+    for name in ["tictactoe", "connect4_4x4"] {
+        let game = load_game(name);
+        // The smallest cap the moves fit in: the terminal condition is over it.
+        let capped = (1..=12)
+            .map(|k| SymbolicOptions {
+                max_condition_nodes: 1 << k,
+                ..layerwise_options()
+            })
+            .find(|opts| {
+                symbolic_layers(&game, Backend::Biodivine, opts, None).partitioning
+                    == TERMINAL_WITHIN
+            })
+            .unwrap_or_else(|| panic!("{name}: no cap cuts the terminal within each layer"));
+        let once = symbolic_layers(&game, Backend::Biodivine, &SymbolicOptions::default(), None);
+        for b in Backend::ALL {
+            let within = symbolic_layers(&game, b, &capped, None);
+            assert_eq!(within.partitioning, TERMINAL_WITHIN, "{name} {b}");
+            let counts = |st: &ReachStats| {
+                st.layers
+                    .iter()
+                    .map(|l| (l.states.clone(), l.terminal.clone()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(counts(&within), counts(&once), "{name} {b}");
+            assert!(within.terminal > BigUint::from(0u32), "{name}");
+        }
+    }
 }
 
 /// Past the conditions' cap in the gates of a first joint move (the eight puzzle's
