@@ -2,7 +2,7 @@
 //! layer counts ([`reach`], [`reach_count`], [`reach_until`]), and the BFS step ([`Bfs`],
 //! [`next_layer`]) that the retrograde solver's forward search shares.
 
-use symgame_bdd::BddEngine;
+use symgame_bdd::{BddEngine, BddError};
 use symgame_limits::{Guard, Limits, StopReason};
 
 use crate::backend::{GameJob, LayerJob};
@@ -301,6 +301,9 @@ fn layerwise_stop(err: SymbolicError, guard: &Guard) -> Interrupt {
     Interrupt::Stop(match err {
         SymbolicError::Stopped(why) => why,
         SymbolicError::TooManyJointMoves { .. } => StopReason::NodeLimit,
+        // The compiler's deadline is the guard's, on a coarse clock that can pass a little
+        // before the guard's own (quad at 10 s was reported out of nodes at 312 MB).
+        SymbolicError::Bdd(BddError::Budget(_)) => StopReason::TimeLimit,
         _ => StopReason::OutOfMemory,
     })
 }
@@ -622,3 +625,26 @@ impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for KeptReachJob<
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deadline inside a layer's compilation, or the engine out of nodes, with the guard's
+    /// limits not yet passed: the time limit and the node table, each by its own name.
+    #[test]
+    fn a_layers_compilation_stops_with_the_reason_of_its_error() {
+        let limits = Limits::default();
+        let guard = Guard::new(&limits);
+        let stop = |err| {
+            let Interrupt::Stop(why) = layerwise_stop(err, &guard);
+            why
+        };
+        let late = BddError::Budget("set-up deadline passed".into());
+        assert_eq!(stop(SymbolicError::Bdd(late)), StopReason::TimeLimit);
+        let full = BddError::OutOfMemory {
+            backend: symgame_bdd::Backend::Oxidd,
+            node_capacity: 1 << 16,
+        };
+        assert_eq!(stop(SymbolicError::Bdd(full)), StopReason::OutOfMemory);
+    }
+}
