@@ -315,10 +315,8 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             false => opts,
         };
         let deadline = opts.setup_deadline;
-        let (mut comp, term_leaves) = match terminal_within {
-            true => Compiler::prepared_cones(e, game, enc, deadline, None, false)?,
-            false => Compiler::prepared(e, game, enc, deadline)?,
-        };
+        let (mut comp, term_leaves) =
+            Compiler::prepared_cones(e, game, enc, deadline, None, !terminal_within)?;
         let raw_terminal_parts = match terminal_within {
             true => Vec::new(),
             false => comp.terminal_parts(&term_leaves)?,

@@ -9,8 +9,9 @@ use symgame_bdd::{Backend, BddEngine, BiodivineEngine, EngineConfig, OxiddEngine
 use symgame_explicit::{explore, Limits, Reasoner, State};
 use symgame_ground::GroundGame;
 use symgame_symbolic::{
-    reach, shortest_path_within, Encoding, EncodingKind, ExplicitLayerMode, ExplicitPrefix, Order,
-    ReachJob, ReachStats, Setup, SymbolicGame, SymbolicOptions, TERMINAL_WITHIN,
+    reach, shortest_path_within, Encoding, EncodingKind, ExplicitLayerMode, ExplicitPrefix,
+    GraphBudget, Order, ReachJob, ReachStats, Setup, SymbolicGame, SymbolicOptions,
+    TERMINAL_WITHIN,
 };
 use symgame_testkit::{
     corpus_game, layerwise_options, load, load_game, root, Expect, ExplicitGraph,
@@ -313,6 +314,17 @@ fn a_terminal_cut_within_each_layer_counts_the_layers_of_the_game_compiled_once(
                     == TERMINAL_WITHIN
             })
             .unwrap_or_else(|| panic!("{name}: no cap cuts the terminal within each layer"));
+        // Without a search to cut them (`solve`'s options), the terminal states are not left
+        // to the layers: the game falls back to its explicit graph.
+        let enc = Encoding::new(&game, Order::Heuristic);
+        let e = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+        let solving = SymbolicOptions {
+            layerwise_fallback: false,
+            explicit_graph: Some(GraphBudget::default()),
+            ..capped.clone()
+        };
+        let g = SymbolicGame::new(&e, &game, enc, &solving).unwrap();
+        assert!(!g.is_terminal_within() && g.is_from_graph(), "{name}");
         let once = symbolic_layers(&game, Backend::Biodivine, &SymbolicOptions::default(), None);
         for b in Backend::ALL {
             let within = symbolic_layers(&game, b, &capped, None);
