@@ -1,5 +1,6 @@
-//! The state-only cones (terminal, legal; and the gates of `next` that read no move) evaluated by change propagation from the
-//! state evaluated before.
+//! The state-only cones (terminal, legal; the gates of `next` that read no move, and those that
+//! read moves at their base, every move false) evaluated by change propagation from the state
+//! evaluated before.
 //!
 //! States evaluated one after the other mostly differ in a few fluents: the successors of one
 //! state, the states of a layer sorted by their bits, a playout's consecutive states. A full
@@ -7,10 +8,10 @@
 //! gates, quarto's terminal cone 276,326), while the gates whose value changes are a few
 //! hundred. [`DeltaNet::load`] keeps, per gate, its number of true literals, and propagates the
 //! fluents that changed: a signal that changes adjusts the count of each gate reading it, and a
-//! gate whose count changed is re-decided from its count (an AND is true when every literal
-//! is, an OR when one is), in circuit order, so a gate is decided after all its inputs. A
-//! cyclic run one of whose gates is reached is re-iterated from false to its least fixpoint,
-//! as a full evaluation does. When many fluents change, or when change propagation is
+//! gate whose count reached or left its threshold is re-decided from its count (an AND is true
+//! when every literal is, an OR when one is), in circuit order, so a gate is decided after all
+//! its inputs. A cyclic run one of whose gates is reached is re-iterated from false to its
+//! least fixpoint, as a full evaluation does. When many fluents change, or when change propagation is
 //! estimated (from the reader entries it visited per changed fluent so far) to cost more than
 //! a full evaluation, the cones are evaluated in full, with the counts recomputed only where
 //! the next states are expected to take change propagation again (and now and then, to
@@ -21,6 +22,9 @@ use crate::incremental::{read, Csr};
 use crate::program::Program;
 use crate::State;
 
+/// [`DeltaNet::threshold`] of a gate in a cyclic run (re-iterated when reached).
+const CYCLIC: u32 = u32::MAX;
+
 /// The state-only cones as a program with its readers (see the module documentation).
 #[derive(Debug)]
 pub(crate) struct DeltaNet {
@@ -29,6 +33,9 @@ pub(crate) struct DeltaNet {
     cyclic: Vec<(u32, u32)>,
     /// Per signal: the instructions reading it, `j << 1 | negated` (one entry a literal).
     readers: Csr,
+    /// Per instruction: the count of true literals at which its value changes (its number of
+    /// literals for an AND, 0 for an OR: it is true from 1), or [`CYCLIC`] in a cyclic run.
+    threshold: Vec<u32>,
     num_fluents: usize,
     /// Past this many changed fluents, a state is evaluated in full.
     max_changes: usize,
@@ -82,7 +89,18 @@ impl DeltaNet {
             }
         }
         let prog_wires = pairs.len();
+        let threshold = prog
+            .instrs
+            .iter()
+            .zip(&cyclic)
+            .map(|(i, c)| match (c.1 != 0, prog.is_and(i)) {
+                (true, _) => CYCLIC,
+                (false, true) => prog.inputs(i).len() as u32,
+                (false, false) => 0,
+            })
+            .collect();
         DeltaNet {
+            threshold,
             prog,
             cyclic,
             readers: Csr::new(num_signals, pairs),
@@ -195,15 +213,23 @@ impl DeltaNet {
                 continue;
             }
             let j = j as usize;
-            if self.cyclic[j].1 == 0 {
-                // the literal is true now iff `v ^ negated`
-                if (v ^ (r & 1) as u8) != 0 {
-                    w.counts[j] += 1;
-                } else {
-                    w.counts[j] -= 1;
-                }
+            let at = self.threshold[j];
+            if at == CYCLIC {
+                w.dirty.mark(j);
+                continue;
             }
-            w.dirty.mark(j);
+            // the literal is true now iff `v ^ negated`
+            let old = w.counts[j];
+            let new = if (v ^ (r & 1) as u8) != 0 {
+                old + 1
+            } else {
+                old - 1
+            };
+            w.counts[j] = new;
+            // the value can change only if the count reaches or leaves the threshold
+            if old == at || new == at {
+                w.dirty.mark(j);
+            }
         }
     }
 

@@ -4,20 +4,23 @@
 //! other gates (a whole cyclic block is if one of its gates reads a move-dependent signal); the
 //! symbolic compiler (`symgame-symbolic`, `Compiler::set_joint_move`) classifies the same way.
 //!
-//! Per loaded state, once the move-independent gates are evaluated ([`NextPlan::indep_gates`]:
-//! the reasoner evaluates them with the state-only cones), [`NextPlan::load_base`] evaluates the
-//! move-dependent ones with every move signal false (the base: move literals are folded to
-//! constants, so a gate that only reads moves costs nothing), and the base next state. It also
-//! records, per acyclic move-dependent gate, how many of its literals are true.
+//! The base of a state is the value of every gate with every move signal false. A
+//! move-dependent gate whose base value does not depend on the state (a conjunction with a
+//! move) is a constant; the others ([`NextPlan::base_gates`]) are evaluated per state with the
+//! move-independent gates ([`NextPlan::indep_gates`]) and the state-only cones, by change
+//! propagation from the state loaded before ([`crate::delta::DeltaNet`]).
+//! [`NextPlan::load_base`] then records the base next state; the true literals of a
+//! move-dependent gate at the base are counted when a joint move first reaches it.
 //!
 //! A joint move then propagates changes from the move signals it sets, as in a propositional
 //! network: a signal that changes adjusts the true-literal count of each gate reading it, and a
-//! gate whose count changed is re-decided from its count (an AND is true when every literal is,
-//! an OR when one is), in circuit order, so a gate is decided after all its inputs. A cyclic
-//! block one of whose gates is reached is re-iterated from false to its least fixpoint. Only the
-//! next fluents whose `next` literal reads a changed signal are recomputed from the base next
-//! state; then the touched counts and values are restored to the base. Every gate no change
-//! reaches has its base value under the joint move.
+//! gate whose count reached or left its threshold is re-decided from its count (an AND is true
+//! when every literal is, an OR when one is), in circuit order, so a gate is decided after all
+//! its inputs. A cyclic block one of whose gates is reached is re-iterated from false to its
+//! least fixpoint. Only the next fluents whose `next` literal reads a changed signal are
+//! recomputed from the base next state; then the counts of the readers of the changed signals
+//! and the changed values are restored to the base. Every gate no change reaches has its base
+//! value under the joint move.
 //!
 //! The cost of a joint move is the fan-out of the signals it changes, not the size of the gates
 //! it reaches: in games whose frame rules read every move (`(does ?p (move ?x1 ?y1 ?x2 ?y2))`
@@ -59,11 +62,10 @@ impl Counted {
     }
 }
 
-/// The per-state values the joint moves of a state start from.
+/// The per-state values the joint moves of a state start from (the values of the gates at the
+/// base are in the reasoner's values, kept there by its [`crate::delta::DeltaNet`]).
 #[derive(Clone, Debug)]
 pub(crate) struct Base {
-    /// Per instruction of [`NextPlan::dep`]: its value with every move signal false.
-    vals: Vec<u8>,
     /// Per acyclic instruction of [`NextPlan::dep`]: its true literals with every move false
     /// (computed when a joint move first reaches the gate: valid where `stamps` is `stamp`).
     counts: Vec<u32>,
@@ -79,13 +81,58 @@ pub(crate) struct Base {
 pub(crate) struct Work {
     /// The counts of [`Base::counts`] under the current joint move.
     counts: Vec<u32>,
-    /// The instructions of [`NextPlan::dep`] whose count changed and that are not decided.
+    /// The instructions of [`NextPlan::dep`] whose count crossed its threshold (or whose
+    /// cyclic run was reached) and that are not decided.
     dirty: Dirty,
-    /// The instructions whose count changed (to restore).
-    touched: Vec<u32>,
     /// The instructions whose value changed (to restore, and to update the next fluents).
     changed: Vec<u32>,
+    /// The values of a cyclic run's gates before it is re-iterated, or of a specialization's
+    /// residual gates before it is applied (to restore).
+    pub(crate) old: Vec<u8>,
+    /// Reader entries visited by the current change propagation.
+    visits: u64,
+    /// Per specialized move: what its change propagation cost (see [`Choice`]).
+    choices: Vec<Choice>,
+    /// Whether every joint move with a specialized move takes the specialization (tests).
+    pub(crate) always_specialized: bool,
 }
+
+/// Per move with a specialization: which way its joint moves are taken. A specialization's
+/// residual program costs the same in every state, the gates the move reaches whatever
+/// changes; change propagation costs the reader entries the changes visit. Where a move reaches
+/// much of the circuit but changes little (wargame02's steps reach the 37,500 conjunctions of
+/// the terrorists' squares with the soldier's intended one; the two that change are read by a
+/// few hundred), propagation is the cheaper; where the residual folds to a few gates, the
+/// specialization (skirmish: 13 times faster). So the first joint moves of each move, and one
+/// in [`REPROBE`] after (one in [`REPROBE_FAR`] where propagation cost more than [`FAR`] times
+/// the specialization), are taken by propagation and measured.
+#[derive(Clone, Copy, Debug, Default)]
+struct Choice {
+    /// Reader entries visited per propagation (a moving average).
+    visits: f32,
+    /// Joint moves taken with this move so far.
+    uses: u32,
+}
+
+/// How many joint moves of a move are taken by change propagation before the two ways are
+/// compared.
+const PROBES: u32 = 2;
+
+/// Every this many joint moves of a specialized move, one is taken by change propagation to
+/// measure it again.
+const REPROBE: u32 = 64;
+
+/// The same where propagation was measured at more than [`FAR`] times the specialization's
+/// cost (breakthroughSmall: one joint move in 64 by propagation, ten times slower there, cost
+/// its search 15%).
+const REPROBE_FAR: u32 = 4096;
+
+/// See [`REPROBE_FAR`].
+const FAR: f32 = 4.0;
+
+/// The cost of a reader entry visited by change propagation (count update, mark, decision,
+/// restore) in literals read by a residual program.
+const VISIT_COST: f32 = 4.0;
 
 /// A compressed map from signals to values: `vals[start[s]..start[s + 1]]` for signal `s`.
 #[derive(Debug)]
@@ -142,11 +189,9 @@ pub(crate) struct NextPlan {
     /// Per signal: the instruction of `dep` that writes it, or `u32::MAX`.
     dep_of: Vec<u32>,
     /// Per instruction of `dep`: its value with every move false when that value does not
-    /// depend on the state (e.g. a disjunction of moves), else `None`.
+    /// depend on the state (e.g. a disjunction of moves), else `None`: those gates are
+    /// evaluated per state with the state-only cones ([`Self::base_gates`]).
     base_const: Vec<Option<bool>>,
-    /// The instructions of `dep` to evaluate per state (the others are constant at the base),
-    /// as `j << 1` for an acyclic one and `a << 1 | 1` for the cyclic run from `a`.
-    base_eval: Vec<u32>,
     /// Per move (from the first move signal): whether some gate of `dep` reads it or it is
     /// some fluent's `next` literal.
     effect: Vec<bool>,
@@ -155,18 +200,11 @@ pub(crate) struct NextPlan {
 }
 
 /// Per instruction of `dep`: its value with every move signal (in `moves`) false if that does
-/// not depend on the state; and the instructions whose value does, in order (see
-/// [`NextPlan::base_eval`]).
-fn base_constants(
-    dep: &Program,
-    dep_of: &[u32],
-    moves: std::ops::Range<u32>,
-) -> (Vec<Option<bool>>, Vec<u32>) {
+/// not depend on the state (a cyclic run's gates are taken to depend on it).
+fn base_constants(dep: &Program, dep_of: &[u32], moves: std::ops::Range<u32>) -> Vec<Option<bool>> {
     let mut base_const = vec![None; dep.instrs.len()];
-    let mut base_eval = Vec::new();
     for &(a, b, cyclic) in &dep.runs {
         if cyclic {
-            base_eval.push(a << 1 | 1);
             continue;
         }
         for j in a as usize..b as usize {
@@ -194,14 +232,11 @@ fn base_constants(
             base_const[j] = match (decided, unknown) {
                 (true, _) => Some(!and),
                 (false, false) => Some(and),
-                (false, true) => {
-                    base_eval.push((j as u32) << 1);
-                    None
-                }
+                (false, true) => None,
             };
         }
     }
-    (base_const, base_eval)
+    base_const
 }
 
 impl NextPlan {
@@ -225,7 +260,7 @@ impl NextPlan {
         for (j, i) in dep.instrs.iter().enumerate() {
             dep_of[i.out as usize] = j as u32;
         }
-        let (base_const, base_eval) = base_constants(&dep, &dep_of, first_move..end_move);
+        let base_const = base_constants(&dep, &dep_of, first_move..end_move);
         let mut counted = Vec::with_capacity(dep.instrs.len());
         let mut lits = Vec::new();
         let mut pairs = Vec::new();
@@ -289,7 +324,6 @@ impl NextPlan {
             end_move,
             dep_of,
             base_const,
-            base_eval,
             effect,
             spec: Specialized::default(),
         };
@@ -308,8 +342,7 @@ impl NextPlan {
     /// An empty base for this plan over `num_fluents` fluents, with the gates constant at the
     /// base set there and in `vals` (no evaluation writes them but to restore them).
     pub(crate) fn empty_base(&self, num_fluents: usize, vals: &mut [u8]) -> Base {
-        let mut base = Base {
-            vals: vec![0; self.dep.instrs.len()],
+        let base = Base {
             counts: vec![0; self.dep.instrs.len()],
             stamps: vec![0; self.dep.instrs.len()],
             stamp: 1,
@@ -317,7 +350,6 @@ impl NextPlan {
         };
         for (j, c) in self.base_const.iter().enumerate() {
             if let Some(v) = c {
-                base.vals[j] = *v as u8;
                 vals[self.dep.instrs[j].out as usize] = *v as u8;
             }
         }
@@ -329,13 +361,16 @@ impl NextPlan {
         Work {
             counts: vec![0; self.dep.instrs.len()],
             dirty: Dirty::new(self.dep.instrs.len()),
-            touched: Vec::new(),
             changed: Vec::new(),
+            old: Vec::new(),
+            visits: 0,
+            choices: vec![Choice::default(); self.effect.len()],
+            always_specialized: false,
         }
     }
 
-    /// The gates of `game`'s `next` cone that read no move, directly or not: they must be
-    /// evaluated before [`Self::load_base`], which evaluates the others.
+    /// The gates of `game`'s `next` cone that read no move, directly or not: they are evaluated
+    /// per state with the state-only cones.
     pub(crate) fn indep_gates(game: &GroundGame) -> Vec<bool> {
         let dep = game.move_dependent_gates();
         let mut gates = game.circuit.cone(&game.next);
@@ -345,25 +380,24 @@ impl NextPlan {
         gates
     }
 
-    /// Evaluates the move-dependent gates of the `next` cone of the state loaded in `vals`
-    /// with every move signal false (they must be), the state-only cones and the gates of
-    /// [`Self::indep_gates`] already evaluated, and records the base.
-    pub(crate) fn load_base(&self, vals: &mut [u8], base: &mut Base) {
-        let instrs = &self.dep.instrs;
-        for &item in &self.base_eval {
-            let j = (item >> 1) as usize;
-            if item & 1 == 0 {
-                let v = self.dep.gate(&instrs[j], vals);
-                vals[instrs[j].out as usize] = v;
-                base.vals[j] = v;
-            } else {
-                let end = self.cyclic[j].1 as usize;
-                self.dep.fixpoint(&instrs[j..end], vals);
-                for k in j..end {
-                    base.vals[k] = vals[instrs[k].out as usize];
-                }
+    /// Per gate of `circuit`: whether it is a move-dependent gate of the `next` cone whose
+    /// value with every move signal false depends on the state. These are evaluated per state
+    /// with the state-only cones, by change propagation from the state before (a monolithic
+    /// evaluation per state cost wargame02 its 43,490 such gates, most of them the conjunctions
+    /// of a terrorist's square with the soldier's intended one).
+    pub(crate) fn base_gates(&self, circuit: &symgame_ground::Circuit) -> Vec<bool> {
+        let mut gates = vec![false; circuit.gates.len()];
+        for (j, i) in self.dep.instrs.iter().enumerate() {
+            if self.base_const[j].is_none() {
+                gates[(i.out - circuit.num_inputs) as usize] = true;
             }
         }
+        gates
+    }
+
+    /// Records the base of the state loaded in `vals`, whose gates of [`Self::base_gates`]
+    /// are evaluated (with every move signal false, as they must be): its next state.
+    pub(crate) fn load_base(&self, vals: &[u8], base: &mut Base) {
         base.stamp = base.stamp.wrapping_add(1);
         if base.stamp == 0 {
             base.stamps.fill(0);
@@ -392,7 +426,30 @@ impl NextPlan {
         let mut effective = moves.iter().filter(|&&m| self.effect[m as usize]);
         match (effective.next(), effective.next()) {
             (None, _) => out.0.copy_from_slice(&base.next.0),
-            (Some(&m), None) if self.spec.has(m) => self.spec.apply(m, s, vals, base, out),
+            (Some(&m), None) if self.spec.has(m) => {
+                let c = work.choices[m as usize];
+                let (prop, spec) = (c.visits * VISIT_COST, self.spec.cost(m));
+                let every = if prop > FAR * spec {
+                    REPROBE_FAR
+                } else {
+                    REPROBE
+                };
+                let probe = c.uses < PROBES || c.uses.is_multiple_of(every);
+                work.choices[m as usize].uses = c.uses.wrapping_add(1);
+                if work.always_specialized || (!probe && prop >= spec) {
+                    self.spec.apply(m, s, vals, base, work, out);
+                    return;
+                }
+                work.visits = 0;
+                self.propagate_move(vals, base, work, moves, out);
+                let v = work.visits as f32;
+                let c = &mut work.choices[m as usize];
+                c.visits = if c.uses == 1 {
+                    v
+                } else {
+                    0.75 * c.visits + 0.25 * v
+                };
+            }
             _ => self.propagate_move(vals, base, work, moves, out),
         }
     }
@@ -421,17 +478,19 @@ impl NextPlan {
         for &j in &work.changed {
             self.update_fluents(vals, self.dep.instrs[j as usize].out, out);
         }
-        // back to the base
-        for &j in &work.touched {
-            work.counts[j as usize] = base.counts[j as usize];
+        // back to the base: the counts of the readers of what changed, and the values (a gate
+        // in `changed` changed once: its base value is the other)
+        for &m in moves {
+            self.restore_readers(self.first_move + m, base, work);
         }
-        for &j in &work.changed {
-            vals[self.dep.instrs[j as usize].out as usize] = base.vals[j as usize];
+        for k in 0..work.changed.len() {
+            let out = self.dep.instrs[work.changed[k] as usize].out;
+            self.restore_readers(out, base, work);
+            vals[out as usize] ^= 1;
         }
         for &m in moves {
             vals[(self.first_move + m) as usize] = 0;
         }
-        work.touched.clear();
         work.changed.clear();
     }
 
@@ -447,41 +506,61 @@ impl NextPlan {
         base: &mut Base,
         work: &mut Work,
     ) {
-        for &r in self.readers.get(s) {
+        let readers = self.readers.get(s);
+        work.visits += readers.len() as u64;
+        for &r in readers {
             let j = r >> 1;
             if skip.0 <= j && j < skip.1 {
                 continue;
             }
             let j = j as usize;
-            if self.cyclic[j].1 == 0 && base.stamps[j] != base.stamp {
-                let c = self.base_count(j, vals, base);
+            if self.cyclic[j].1 != 0 {
+                work.dirty.mark(j);
+                continue;
+            }
+            if base.stamps[j] != base.stamp {
+                let c = self.base_count(j, s, vals);
                 base.counts[j] = c;
                 work.counts[j] = c;
                 base.stamps[j] = base.stamp;
             }
             // the literal is true now iff `v ^ negated`
-            if (v ^ (r & 1) as u8) != 0 {
-                work.counts[j] = work.counts[j].wrapping_add(1);
+            let old = work.counts[j];
+            let new = if (v ^ (r & 1) as u8) != 0 {
+                old.wrapping_add(1)
             } else {
-                work.counts[j] = work.counts[j].wrapping_sub(1);
-            }
-            if work.dirty.mark(j) {
-                work.touched.push(j as u32);
+                old.wrapping_sub(1)
+            };
+            work.counts[j] = new;
+            // the gate's value can change only if its count reaches or leaves its threshold:
+            // every literal true for an AND, none for an OR (most readers of a move are
+            // conjunctions with a fluent that stays false)
+            let c = &self.counted[j];
+            let at = if c.and { c.len } else { 0 };
+            if old == at || new == at {
+                work.dirty.mark(j);
             }
         }
     }
 
-    /// The true literals of the acyclic instruction `j` of `dep` at the base (a move-dependent
-    /// input is read at its base value: `vals` may hold the current joint move's).
-    fn base_count(&self, j: usize, vals: &[u8], base: &Base) -> u32 {
+    /// Restores the counts of the readers of signal `s`, which changed under the joint move,
+    /// to their base.
+    #[inline]
+    fn restore_readers(&self, s: u32, base: &Base, work: &mut Work) {
+        for &r in self.readers.get(s) {
+            let j = (r >> 1) as usize;
+            work.counts[j] = base.counts[j];
+        }
+    }
+
+    /// The true literals of the acyclic instruction `j` of `dep` at the base, when a joint
+    /// move first reaches it through signal `s`: `vals` hold the base values of its inputs but
+    /// `s`'s, which just changed (every change propagates to each reader, and a cyclic run's
+    /// changes are written one by one as they propagate), so `s`'s literal is read negated.
+    fn base_count(&self, j: usize, s: u32, vals: &[u8]) -> u32 {
         let c = &self.counted[j];
         let lits = &self.lits[c.start as usize..(c.start + c.n) as usize];
-        let true_lits = lits
-            .iter()
-            .filter(|&&l| match self.dep_of[(l >> 1) as usize] {
-                u32::MAX => read(vals, l),
-                k => base.vals[k as usize] ^ (l & 1) as u8 != 0,
-            });
+        let true_lits = lits.iter().filter(|&&l| read(vals, l) != (l >> 1 == s));
         c.offset + true_lits.count() as u32
     }
 
@@ -499,20 +578,28 @@ impl NextPlan {
                 }
                 continue;
             }
-            // a cyclic run: re-iterate it from false
+            // a cyclic run: re-iterate it from false, then write its changes one by one as
+            // they propagate (see `base_count`)
             for k in a as usize..b as usize {
                 work.dirty.unmark(k);
             }
-            self.dep
-                .fixpoint(&self.dep.instrs[a as usize..b as usize], vals);
-            for k in a as usize..b as usize {
-                let out = self.dep.instrs[k].out;
-                let v = vals[out as usize];
-                if v != base.vals[k] {
-                    work.changed.push(k as u32);
-                    self.propagate(out, v, (a, b), vals, base, work);
+            let run = &self.dep.instrs[a as usize..b as usize];
+            work.old.clear();
+            work.old.extend(run.iter().map(|i| vals[i.out as usize]));
+            self.dep.fixpoint(run, vals);
+            let mut new = std::mem::take(&mut work.old);
+            for (k, i) in run.iter().enumerate() {
+                std::mem::swap(&mut vals[i.out as usize], &mut new[k]);
+            }
+            for (k, i) in run.iter().enumerate() {
+                let v = new[k];
+                if v != vals[i.out as usize] {
+                    vals[i.out as usize] = v;
+                    work.changed.push(a + k as u32);
+                    self.propagate(i.out, v, (a, b), vals, base, work);
                 }
             }
+            work.old = new;
         }
     }
 

@@ -117,10 +117,10 @@ impl Reasoner {
         roots.push(game.terminal);
         let state_cone = game.circuit.cone(&roots);
         let indep = NextPlan::indep_gates(game);
-        let in_net: Vec<bool> = state_cone
-            .iter()
-            .zip(&indep)
-            .map(|(a, b)| *a || *b)
+        let plan = NextPlan::new(game, budget);
+        let at_base = plan.base_gates(&game.circuit);
+        let in_net: Vec<bool> = (0..state_cone.len())
+            .map(|g| state_cone[g] || indep[g] || at_base[g])
             .collect();
         let goal_cone = game.circuit.cone(&goal_roots);
         let c = Compiled {
@@ -133,7 +133,7 @@ impl Reasoner {
                 nf,
             ),
             goal: Program::compile_gates(&game.circuit, |g| goal_cone[g] && !in_net[g]),
-            plan: NextPlan::new(game, budget),
+            plan,
             legal: game
                 .legal
                 .iter()
@@ -152,6 +152,13 @@ impl Reasoner {
             c: Arc::new(c),
             scratch,
         }
+    }
+
+    /// Makes this clone take every joint move with a specialized move by its specialization
+    /// (no measurement of change propagation), to test both ways.
+    #[cfg(test)]
+    pub(crate) fn always_specialized(&self) {
+        self.scratch.borrow_mut().work.always_specialized = true;
     }
 
     /// The number of roles.
@@ -190,7 +197,7 @@ impl Reasoner {
         }
         if let Part::Next = part {
             if !sc.next_done {
-                c.plan.load_base(&mut sc.vals, &mut sc.base);
+                c.plan.load_base(&sc.vals, &mut sc.base);
                 sc.next_done = true;
             }
         }

@@ -63,11 +63,14 @@ fn from_text(text: &str) -> GroundGame {
 /// Checks every joint move of every state of the first `depth` layers (at most `max_states`
 /// states) against the reference, each twice (forward, then backward: the incremental
 /// evaluation must leave the state's base as it found it), with the specializations to single
-/// moves and without (change propagation only); returns the joint moves checked.
+/// moves chosen by measurement, always, and never (change propagation only); returns the joint
+/// moves checked.
 fn check_game(name: &str, game: &GroundGame, depth: usize, max_states: usize) -> usize {
     let reference = Reference::new(game);
-    let reasoners = [Reasoner::new(game), Reasoner::with_budget(game, 0)];
-    assert_eq!(reasoners[1].c.plan.num_specialized(), 0);
+    let always = Reasoner::new(game);
+    always.always_specialized();
+    let reasoners = [Reasoner::new(game), always, Reasoner::with_budget(game, 0)];
+    assert_eq!(reasoners[2].c.plan.num_specialized(), 0);
     let r = &reasoners[0];
     let mut seen: HashSet<State> = HashSet::new();
     let mut layer = vec![r.initial_state()];
@@ -151,6 +154,7 @@ const CYCLIC: &str = "
 (<= (path ?x ?y) (does robot (link ?x ?y)))
 (<= (path ?x ?z) (node ?y) (path ?x ?y) (path ?y ?z))
 (<= (next (connected ?x ?y)) (path ?x ?y))
+(<= (next (triangle ?x ?y ?z)) (path ?x ?y) (path ?y ?z) (path ?z ?x))
 (<= (next (waited)) (does robot wait))
 (<= terminal (true (connected n1 n4)))
 (<= (goal robot 100) (true (connected n1 n4)))

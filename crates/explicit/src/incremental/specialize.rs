@@ -10,6 +10,8 @@
 //! next state with three masks applied (which fluents the move affects, which of them copy the
 //! state, which become true), then the few fluents left over read their folded literal, after a
 //! small residual program (the gates that did not fold) writes the gates' values in place.
+//! Where the residual program stays large, change propagation can be the cheaper way: the plan
+//! measures both per move and takes the cheaper (`Choice` in the parent module).
 //!
 //! The tables are bounded: past [`BUDGET`] entries in all, or [`BUILD_SECONDS`] of building
 //! where all of them would take longer than [`FULL_BUILD_SECONDS`] (amazons has 173,962
@@ -17,7 +19,7 @@
 //! specialized, and their joint moves take the general path (change propagation). The results
 //! are the same either way; only the speed differs.
 
-use super::{read, Base, NextPlan};
+use super::{read, Base, NextPlan, Work};
 use crate::State;
 
 /// The most entries (residual literals and instructions, mask words, left-over fluents) the
@@ -42,12 +44,11 @@ fn out_of_time(started: std::time::Instant, done: usize, moves: usize) -> bool {
     t > BUILD_SECONDS && t / done.max(1) as f64 * moves as f64 > FULL_BUILD_SECONDS
 }
 
-/// A residual gate: writes signal `out` (the gate of instruction `dep` of [`NextPlan::dep`])
-/// from `lits[start..start + len]`.
+/// A residual gate: writes signal `out` (a gate of [`NextPlan::dep`]) from
+/// `lits[start..start + len]`.
 #[derive(Clone, Copy, Debug)]
 struct Residual {
     out: u32,
-    dep: u32,
     start: u32,
     len: u32,
     and: bool,
@@ -60,6 +61,8 @@ struct Spec {
     left: (u32, u32),
     /// Offset in `masks` of three masks of `words` words: affected, copied, made true.
     masks: u32,
+    /// The cost of applying it, in literals read (and words and fluents written).
+    cost: f32,
 }
 
 /// The specializations of the moves that have one (see the module documentation).
@@ -133,6 +136,12 @@ impl Specialized {
         self.of_move[m as usize] != u32::MAX
     }
 
+    /// The cost of applying move `m`'s specialization, in literals read (and words and
+    /// fluents written).
+    pub(super) fn cost(&self, m: u32) -> f32 {
+        self.specs[self.of_move[m as usize] as usize].cost
+    }
+
     /// The number of moves with a specialization.
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
@@ -141,9 +150,19 @@ impl Specialized {
 
     /// Writes into `out` the next state of `s` (loaded in `vals`, at its base) under move `m`
     /// alone; leaves `vals` at the base.
-    pub(super) fn apply(&self, m: u32, s: &State, vals: &mut [u8], base: &Base, out: &mut State) {
+    pub(super) fn apply(
+        &self,
+        m: u32,
+        s: &State,
+        vals: &mut [u8],
+        base: &Base,
+        work: &mut Work,
+        out: &mut State,
+    ) {
         let spec = &self.specs[self.of_move[m as usize] as usize];
         let instrs = &self.instrs[spec.instrs.0 as usize..spec.instrs.1 as usize];
+        work.old.clear();
+        work.old.extend(instrs.iter().map(|i| vals[i.out as usize]));
         for i in instrs {
             let lits = &self.lits[i.start as usize..(i.start + i.len) as usize];
             let v = if i.and {
@@ -167,8 +186,8 @@ impl Specialized {
                 out.remove(f as usize);
             }
         }
-        for i in instrs {
-            vals[i.out as usize] = base.vals[i.dep as usize];
+        for (i, &v) in instrs.iter().zip(&work.old) {
+            vals[i.out as usize] = v;
         }
     }
 }
@@ -262,7 +281,6 @@ impl Builder<'_> {
                     sp.lits.extend_from_slice(&own);
                     sp.instrs.push(Residual {
                         out: i.out,
-                        dep: j as u32,
                         start,
                         len: own.len() as u32,
                         and,
@@ -294,10 +312,14 @@ impl Builder<'_> {
         // drop the residual gates no left-over fluent reads (in reverse, a gate read only by
         // dropped ones is dropped too)
         self.prune(sp, instr_start, left_start);
+        let residual = &sp.instrs[instr_start as usize..];
+        let lits: usize = residual.iter().map(|i| i.len as usize + 1).sum();
+        let left = sp.left.len() - left_start as usize;
         Some(Spec {
             instrs: (instr_start, sp.instrs.len() as u32),
             left: (left_start, sp.left.len() as u32),
             masks: masks as u32,
+            cost: (lits + left + 3 * w) as f32,
         })
     }
 
