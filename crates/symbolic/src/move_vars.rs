@@ -310,7 +310,7 @@ impl<E: BddEngine> Chain<E> {
 mod tests {
     use super::*;
     use crate::options::SymbolicOptions;
-    use crate::test_support::encoded;
+    use crate::test_support::{encoded, forced_layerwise};
     use crate::SymbolicGame;
     use symgame_bdd::{BiodivineEngine, EngineConfig};
 
@@ -326,11 +326,7 @@ mod tests {
         let n = enc.num_vars() + MoveVars::count(game);
         let e = BiodivineEngine::new(n, &EngineConfig::small()).unwrap();
         let once = SymbolicGame::new(&e, game, enc.clone(), &SymbolicOptions::default()).unwrap();
-        let layerwise = SymbolicOptions {
-            layerwise_fallback: true,
-            max_condition_nodes: 0,
-            ..Default::default()
-        };
+        let layerwise = forced_layerwise();
         let mut within = SymbolicGame::new(&e, game, enc.clone(), &layerwise).unwrap();
         let lw = within
             .layerwise

@@ -1,5 +1,5 @@
 use super::*;
-use crate::test_support::{encoded, small_engine};
+use crate::test_support::{encoded, forced_layerwise, small_engine};
 
 /// Compiled within each layer but with the terminal condition compiled over all states
 /// (where only the relations gave up), each layer's non-terminal states and image are the
@@ -10,11 +10,7 @@ fn layers_cut_by_a_terminal_over_all_states_match_the_game_compiled_once() {
         let (game, enc) = encoded(name);
         let e = small_engine(&enc);
         let once = SymbolicGame::new(&e, &game, enc.clone(), &SymbolicOptions::default()).unwrap();
-        let layerwise = SymbolicOptions {
-            layerwise_fallback: true,
-            max_condition_nodes: 0,
-            ..Default::default()
-        };
+        let layerwise = forced_layerwise();
         let mut within = SymbolicGame::new(&e, &game, enc, &layerwise).unwrap();
         assert!(within.is_layerwise() && within.terminal_over_all().is_none());
         within.terminal_parts = once.terminal_parts.clone();

@@ -1,6 +1,6 @@
 use super::*;
 use crate::options::SymbolicOptions;
-use crate::test_support::{encoded, small_engine};
+use crate::test_support::{encoded, forced_layerwise, small_engine};
 use crate::SymbolicGame;
 
 /// The joint moves pruned by the turn bits, and past the limit by the layer, give the
@@ -10,11 +10,7 @@ fn both_prunings_of_the_joint_moves_give_the_compiled_image() {
     let (game, enc) = encoded("tictactoe");
     let e = small_engine(&enc);
     let once = SymbolicGame::new(&e, &game, enc.clone(), &SymbolicOptions::default()).unwrap();
-    let layerwise = SymbolicOptions {
-        layerwise_fallback: true,
-        max_condition_nodes: 0,
-        ..Default::default()
-    };
+    let layerwise = forced_layerwise();
     let within = SymbolicGame::new(&e, &game, enc.clone(), &layerwise).unwrap();
     let lw = within.layerwise().expect("compiled within each layer");
     let mut layer = once.init().clone();
@@ -63,11 +59,7 @@ fn factored_images_match_the_compiled_relation() {
     let (game, enc) = encoded("three_dials");
     let e = small_engine(&enc);
     let once = SymbolicGame::new(&e, &game, enc.clone(), &SymbolicOptions::default()).unwrap();
-    let layerwise = SymbolicOptions {
-        layerwise_fallback: true,
-        max_condition_nodes: 0,
-        ..Default::default()
-    };
+    let layerwise = forced_layerwise();
     let within = SymbolicGame::new(&e, &game, enc, &layerwise).unwrap();
     let lw = within.layerwise().expect("compiled within each layer");
     let mut layer = once.init().clone();
