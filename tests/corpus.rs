@@ -135,16 +135,17 @@ fn a_time_limit_ends_even_a_single_endless_bdd_operation() {
     );
 }
 
-/// When the symbolic set-up of a game is slow (mummymaze1p: its relations outlast any limit;
-/// depending on the machine's speed it stops, or falls back to compiling within each layer),
-/// `reach` still reports at least the first layers the explicit prefix expanded before it, and
-/// they are the layers `explore` finds.
+/// When the symbolic set-up of a game is slow (mummymaze1p: its per-joint-move relations take
+/// about 30 s; within 8 s it stops, or falls back to compiling within each layer), `reach`
+/// still reports at least the first layers the explicit prefix expanded before it, and they are
+/// the layers `explore` finds. On a fast machine the explicit layers reach the end of the game
+/// (51 layers) within the limit: then the run ends normally and the whole table must match.
 #[test]
 #[ignore = "corpus: needs the GGP corpus at ../shared/gdl-corpus"]
 fn the_explicit_layers_are_reported_when_the_symbolic_set_up_stops() {
     let game = corpus_game("mummymaze1p.kif");
     let (code, reach) = reach_json(&game, "8");
-    assert_eq!(code, Some(3));
+    assert!([Some(0), Some(3)].contains(&code), "{code:?} {reach}");
     let how = reach["partitioning"].as_str().unwrap_or_default();
     assert!(
         [
@@ -154,10 +155,13 @@ fn the_explicit_layers_are_reported_when_the_symbolic_set_up_stops() {
         .contains(&how),
         "{how}"
     );
-    let (_, explore) = run_json(&game, &["explore", "--json", "--time-limit", "5"]);
+    let (_, explore) = run_json(&game, &["explore", "--json", "--time-limit", "20"]);
     let counts = |v| layer_counts(v, &["states", "terminal"]);
     let (got, want) = (counts(&reach), counts(&explore));
     assert!(got.len() >= 5, "{got:?}");
+    if code == Some(0) {
+        assert_eq!(got.len(), 51, "{got:?}");
+    }
     let n = got.len().min(want.len());
     assert_eq!(got[..n], want[..n]);
 }

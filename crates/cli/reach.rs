@@ -226,6 +226,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
             known_states: known.as_ref().map(|k| k.0.clone()),
             known_states_all: known.as_ref().is_some_and(|k| k.1),
             setup_log: Some(log.clone()),
+            // The explicit prefix expanded the whole game: its layers are only encoded (and
+            // where it knows every state, the groups are read off them: `known_states_all`).
+            layerwise_only: explicit.as_ref().is_some_and(ExplicitRun::complete),
             order: a.encoding.order_or_auto(),
             ..a.encoding.options(&clock)
         };

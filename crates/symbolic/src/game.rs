@@ -128,6 +128,13 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             from_graph: false,
             explicit: ExplicitLayers::symbolic_first(opts.explicit_layers),
         };
+        if opts.layerwise_fallback && opts.layerwise_only {
+            opts.phase("layerwise");
+            opts.phase_note("compiled within each layer: nothing is left to expand".to_string());
+            opts.phase_done(live());
+            g.layerwise = Some(Layerwise::new(game, &g.encoding, e.num_vars(), opts));
+            return Ok(g);
+        }
         let capped = opts.layerwise_fallback || opts.explicit_graph.is_some();
         let err = match g.compile(game, opts, capped) {
             Ok(()) if g.terminal_within => {

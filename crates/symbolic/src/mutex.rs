@@ -55,8 +55,12 @@ pub struct MutexProof {
     /// Why no group was proven (a budget or the game's size), if so.
     pub gave_up: Option<String>,
     /// Whether `groups` are assumed, not proven: the proof gave up and
-    /// [`MutexBudget::assume_on_give_up`] took the candidates random playouts did not break.
+    /// [`MutexBudget::assume_on_give_up`] took the candidates random playouts did not break,
+    /// or they were read off every reachable state ([`Self::exhaustive`]).
     pub assumed: bool,
+    /// Whether the groups were read off every reachable state
+    /// ([`MutexBudget::known_states_all`]), with no proof: exact on the reachable set.
+    pub exhaustive: bool,
 }
 
 /// The encoding of `game` with `groups` in the order `opts` asks for, [`Order::Auto`]
@@ -116,6 +120,12 @@ pub struct MutexBudget {
     /// every candidate one of them breaks is dropped before the proof and before any
     /// assumption.
     pub known_states: Option<std::sync::Arc<Vec<Vec<usize>>>>,
+    /// Whether [`Self::known_states`] are every reachable state (the explicit prefix expanded
+    /// the whole game) and the search checks assumed groups: the candidates they leave are
+    /// then taken as they are, with neither proof nor playouts. Such groups hold on every
+    /// reachable state but need not be inductive (an unreachable state may step out of them),
+    /// so they are assumed, and a forward search never sees them break.
+    pub known_states_all: bool,
     /// The variable order of the plain encoding the proof checks its claims in (the order the
     /// game will be encoded in, heuristic where it is chosen after the proof: a bad one can
     /// make the invariant itself too large).
@@ -133,6 +143,7 @@ impl Default for MutexBudget {
             max_operation_time: None,
             assume_on_give_up: false,
             known_states: None,
+            known_states_all: false,
             order: Order::Heuristic,
         }
     }
@@ -168,6 +179,7 @@ impl Encoding {
                     budget.time = Duration::ZERO;
                 }
                 budget.known_states = opts.known_states.clone();
+                budget.known_states_all = opts.known_states_all && opts.assume_groups;
                 // Auto is resolved on the proven groups: the proof checks its claims in the
                 // heuristic order.
                 if opts.order != Order::Auto {
@@ -180,6 +192,13 @@ impl Encoding {
                     n => format!("{n} groups"),
                 };
                 opts.phase_note(match &proof.gave_up {
+                    None if proof.exhaustive => format!(
+                        "{} of {} candidates hold on all {} reachable states (the explicit \
+                         prefix expanded the whole game); no proof",
+                        proof.proven,
+                        proof.candidates,
+                        opts.known_states.as_ref().map_or(0, |s| s.len())
+                    ),
                     Some(_) if proof.assumed && opts.reassume_groups => format!(
                         "not tried again: {} assumed from playouts and the known \
                          states, checked during the search",
@@ -305,6 +324,7 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
         rounds: 0,
         gave_up: None,
         assumed: false,
+        exhaustive: false,
     };
     let singles = || (0..game.fluents.len()).map(FluentGroup::single).collect();
     if candidates.is_empty() {
@@ -326,6 +346,15 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
     // The claims the initial state, the known states and a sample of playouts leave; the
     // proof drops more, and when it gives up, the ones it had dropped stay dropped.
     let (mut amo, mut alo) = claims_of_init(game, &candidates);
+    if budget.known_states_all && budget.known_states.is_some() {
+        falsify_by_states(budget, &candidates, &mut amo, &mut alo);
+        proof.proven = amo.iter().filter(|&&b| b).count();
+        proof.proven_exactly_one = amo.iter().zip(&alo).filter(|(a, b)| **a && **b).count();
+        proof.groups = choose(game.fluents.len(), &candidates, &amo, &alo);
+        proof.exhaustive = true;
+        proof.assumed = proof.groups.iter().any(|g| g.fluents.len() > 1);
+        return proof;
+    }
     let sample_time = (budget.time / 10).min(ASSUME_PLAYOUTS);
     falsify_by_states(budget, &candidates, &mut amo, &mut alo);
     falsify_by_playouts(

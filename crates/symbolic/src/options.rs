@@ -110,6 +110,11 @@ pub struct SymbolicOptions {
     /// a time. The state sets never read these variables.
     #[serde(default)]
     pub move_vars: bool,
+    /// With [`Self::layerwise_fallback`]: compile within each layer from the start, with no
+    /// attempt to compile once over all states. For a search with nothing to expand: `reach`
+    /// whose explicit prefix expanded the whole game (its layers are only encoded).
+    #[serde(default)]
+    pub layerwise_only: bool,
     /// With [`Self::layerwise_fallback`]: the largest move-independent condition compiled once
     /// over all states, in BDD nodes.
     pub max_condition_nodes: usize,
@@ -209,6 +214,7 @@ impl Default for SymbolicOptions {
             formula_leaf_nodes: 20_000,
             layerwise_fallback: false,
             move_vars: false,
+            layerwise_only: false,
             max_condition_nodes: 1_000_000,
             layerwise_cut_nodes: 256,
             explicit_layers: ExplicitLayerMode::Measured,

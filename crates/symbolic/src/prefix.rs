@@ -304,9 +304,14 @@ impl ExplicitRun {
     /// them all ([`SymbolicOptions::known_states_all`](crate::SymbolicOptions::known_states_all)).
     pub fn known(&self) -> (std::sync::Arc<Vec<Vec<usize>>>, bool) {
         let known = self.known_states();
-        let all =
-            self.stopped.is_none() && self.frontier.is_empty() && known.len() == self.seen.len();
+        let all = self.complete() && known.len() == self.seen.len();
         (known, all)
+    }
+
+    /// Whether the run expanded the whole game: no new state in its last layer, and no limit
+    /// ended it.
+    pub fn complete(&self) -> bool {
+        self.stopped.is_none() && self.frontier.is_empty()
     }
 
     /// [`Self::known_states`] with at most `fluents` true fluents in all.
