@@ -140,6 +140,52 @@ fn reach_counts_the_same_with_and_without_the_explicit_prefix() {
     assert_eq!(strip_times(with), strip_times(without));
 }
 
+/// Where the explicit prefix expands the whole game (Connect Four 4x4: 161,029 states in 17
+/// layers), `reach` compiles nothing once over all states and reads the mutex groups off the
+/// prefix's states, with no proof; the layers are those of the symbolic search, and the groups
+/// the ones the proof finds.
+#[test]
+fn a_game_the_explicit_prefix_finishes_is_only_encoded() {
+    let run = |args: &[&str]| {
+        let mut all = vec!["reach", "--json", "gdl/connect4_4x4.kif"];
+        all.extend_from_slice(args);
+        let (code, out, err) = symgame(&all);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let notes = |json: &serde_json::Value| {
+        json["setup_phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| Some(format!("{}: {}", p["name"], p["note"].as_str()?)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let counts = |json: &serde_json::Value| {
+        let layers = json["layers"].as_array().unwrap().iter();
+        layers
+            .map(|l| (l["states"].clone(), l["terminal"].clone()))
+            .collect::<Vec<_>>()
+    };
+    let (prefix, symbolic) = (run(&[]), run(&["--explicit-states", "0"]));
+    let log = notes(&prefix);
+    assert_shows(
+        &log,
+        "17 of 43 candidates hold on all 161029 reachable states (the explicit prefix expanded \
+         the whole game); no proof",
+    );
+    assert_shows(
+        &log,
+        "compiled within each layer: nothing is left to expand",
+    );
+    assert_eq!(prefix["explicit_layers"], 17, "{prefix}");
+    assert!(!notes(&symbolic).contains("no proof"), "{symbolic}");
+    assert_eq!(prefix["mutex_groups"], symbolic["mutex_groups"]);
+    assert_eq!(prefix["states"], "161029", "{prefix}");
+    assert_eq!(counts(&prefix), counts(&symbolic));
+}
+
 /// Where the mutex proof is skipped (`--mutex-seconds 0`), `reach` and `solve` assume the
 /// groups random playouts leave. On `rare_flag` one of them breaks only after twenty `b` moves
 /// in a row: the search finds the break, sets up again with the witness's states known, and

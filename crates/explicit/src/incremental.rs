@@ -49,6 +49,9 @@ struct Counted {
     offset: u32,
     len: u32,
     and: bool,
+    /// Whether the gate is in a cyclic run (kept here rather than read from
+    /// [`NextPlan::cyclic`]: change propagation checks it for every reader it visits).
+    cyclic: bool,
 }
 
 impl Counted {
@@ -66,21 +69,31 @@ impl Counted {
 /// base are in the reasoner's values, kept there by its [`crate::delta::DeltaNet`]).
 #[derive(Clone, Debug)]
 pub(crate) struct Base {
-    /// Per acyclic instruction of [`NextPlan::dep`]: its true literals with every move false
-    /// (computed when a joint move first reaches the gate: valid where `stamps` is `stamp`).
-    counts: Vec<u32>,
-    stamps: Vec<u32>,
+    /// Per acyclic instruction of [`NextPlan::dep`]: its counts, in one record so that a
+    /// reader visited costs one cache line (kalaha_2009's sowing moves visit thousands).
+    gates: Vec<GateCount>,
     /// The state's stamp (one more per loaded state).
     stamp: u32,
     /// The next state with every move signal false.
     next: State,
 }
 
+/// The counts of one acyclic gate of [`NextPlan::dep`].
+#[derive(Clone, Copy, Debug, Default)]
+struct GateCount {
+    /// The state's stamp where `base` is valid.
+    stamp: u32,
+    /// Its true literals with every move false (computed when a joint move first reaches the
+    /// gate).
+    base: u32,
+    /// Its true literals under the current joint move (`base` where the move did not reach
+    /// it).
+    now: u32,
+}
+
 /// Scratch space of one joint move.
 #[derive(Clone, Debug)]
 pub(crate) struct Work {
-    /// The counts of [`Base::counts`] under the current joint move.
-    counts: Vec<u32>,
     /// The instructions of [`NextPlan::dep`] whose count crossed its threshold (or whose
     /// cyclic run was reached) and that are not decided.
     dirty: Dirty,
@@ -298,6 +311,7 @@ impl NextPlan {
                 offset,
                 len: own.len() as u32,
                 and: dep.is_and(i),
+                cyclic: cyclic[j].1 != 0,
             });
         }
         let next: Vec<u32> = game.next.iter().map(|l| l.code()).collect();
@@ -343,8 +357,7 @@ impl NextPlan {
     /// base set there and in `vals` (no evaluation writes them but to restore them).
     pub(crate) fn empty_base(&self, num_fluents: usize, vals: &mut [u8]) -> Base {
         let base = Base {
-            counts: vec![0; self.dep.instrs.len()],
-            stamps: vec![0; self.dep.instrs.len()],
+            gates: vec![GateCount::default(); self.dep.instrs.len()],
             stamp: 1,
             next: State::empty(num_fluents),
         };
@@ -359,7 +372,6 @@ impl NextPlan {
     /// Empty scratch space for this plan's joint moves.
     pub(crate) fn empty_work(&self) -> Work {
         Work {
-            counts: vec![0; self.dep.instrs.len()],
             dirty: Dirty::new(self.dep.instrs.len()),
             changed: Vec::new(),
             old: Vec::new(),
@@ -400,7 +412,7 @@ impl NextPlan {
     pub(crate) fn load_base(&self, vals: &[u8], base: &mut Base) {
         base.stamp = base.stamp.wrapping_add(1);
         if base.stamp == 0 {
-            base.stamps.fill(0);
+            base.gates.iter_mut().for_each(|g| g.stamp = 0);
             base.stamp = 1;
         }
         base.next.0.fill(0);
@@ -481,11 +493,11 @@ impl NextPlan {
         // back to the base: the counts of the readers of what changed, and the values (a gate
         // in `changed` changed once: its base value is the other)
         for &m in moves {
-            self.restore_readers(self.first_move + m, base, work);
+            self.restore_readers(self.first_move + m, base);
         }
         for k in 0..work.changed.len() {
             let out = self.dep.instrs[work.changed[k] as usize].out;
-            self.restore_readers(out, base, work);
+            self.restore_readers(out, base);
             vals[out as usize] ^= 1;
         }
         for &m in moves {
@@ -514,28 +526,27 @@ impl NextPlan {
                 continue;
             }
             let j = j as usize;
-            if self.cyclic[j].1 != 0 {
+            let c = &self.counted[j];
+            if c.cyclic {
                 work.dirty.mark(j);
                 continue;
             }
-            if base.stamps[j] != base.stamp {
-                let c = self.base_count(j, s, vals);
-                base.counts[j] = c;
-                work.counts[j] = c;
-                base.stamps[j] = base.stamp;
+            let g = &mut base.gates[j];
+            if g.stamp != base.stamp {
+                let n = self.base_count(j, s, vals);
+                (g.stamp, g.base, g.now) = (base.stamp, n, n);
             }
             // the literal is true now iff `v ^ negated`
-            let old = work.counts[j];
+            let old = g.now;
             let new = if (v ^ (r & 1) as u8) != 0 {
                 old.wrapping_add(1)
             } else {
                 old.wrapping_sub(1)
             };
-            work.counts[j] = new;
+            g.now = new;
             // the gate's value can change only if its count reaches or leaves its threshold:
             // every literal true for an AND, none for an OR (most readers of a move are
             // conjunctions with a fluent that stays false)
-            let c = &self.counted[j];
             let at = if c.and { c.len } else { 0 };
             if old == at || new == at {
                 work.dirty.mark(j);
@@ -546,10 +557,10 @@ impl NextPlan {
     /// Restores the counts of the readers of signal `s`, which changed under the joint move,
     /// to their base.
     #[inline]
-    fn restore_readers(&self, s: u32, base: &Base, work: &mut Work) {
+    fn restore_readers(&self, s: u32, base: &mut Base) {
         for &r in self.readers.get(s) {
-            let j = (r >> 1) as usize;
-            work.counts[j] = base.counts[j];
+            let g = &mut base.gates[(r >> 1) as usize];
+            g.now = g.base;
         }
     }
 
@@ -570,7 +581,7 @@ impl NextPlan {
             let (a, b) = self.cyclic[j];
             if b == 0 {
                 let out = self.dep.instrs[j].out;
-                let v = self.counted[j].value(work.counts[j]);
+                let v = self.counted[j].value(base.gates[j].now);
                 if v != vals[out as usize] {
                     vals[out as usize] = v;
                     work.changed.push(j as u32);
