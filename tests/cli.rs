@@ -140,6 +140,17 @@ fn reach_counts_the_same_with_and_without_the_explicit_prefix() {
     assert_eq!(strip_times(with), strip_times(without));
 }
 
+/// The notes of the set-up phases of a `--json` report, one `"phase": note` a line.
+fn setup_notes(json: &serde_json::Value) -> String {
+    json["setup_phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| Some(format!("{}: {}", p["name"], p["note"].as_str()?)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Where the explicit prefix expands the whole game (Connect Four 4x4: 161,029 states in 17
 /// layers), `reach` compiles nothing once over all states and reads the mutex groups off the
 /// prefix's states, with no proof; the layers are those of the symbolic search, and the groups
@@ -153,15 +164,6 @@ fn a_game_the_explicit_prefix_finishes_is_only_encoded() {
         assert_eq!(code, 0, "{err}");
         serde_json::from_str::<serde_json::Value>(&out).unwrap()
     };
-    let notes = |json: &serde_json::Value| {
-        json["setup_phases"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|p| Some(format!("{}: {}", p["name"], p["note"].as_str()?)))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
     let counts = |json: &serde_json::Value| {
         let layers = json["layers"].as_array().unwrap().iter();
         layers
@@ -169,7 +171,7 @@ fn a_game_the_explicit_prefix_finishes_is_only_encoded() {
             .collect::<Vec<_>>()
     };
     let (prefix, symbolic) = (run(&[]), run(&["--explicit-states", "0"]));
-    let log = notes(&prefix);
+    let log = setup_notes(&prefix);
     assert_shows(
         &log,
         "17 of 43 candidates hold on all 161029 reachable states (the explicit prefix expanded \
@@ -180,7 +182,7 @@ fn a_game_the_explicit_prefix_finishes_is_only_encoded() {
         "compiled within each layer: nothing is left to expand",
     );
     assert_eq!(prefix["explicit_layers"], 17, "{prefix}");
-    assert!(!notes(&symbolic).contains("no proof"), "{symbolic}");
+    assert!(!setup_notes(&symbolic).contains("no proof"), "{symbolic}");
     assert_eq!(prefix["mutex_groups"], symbolic["mutex_groups"]);
     assert_eq!(prefix["states"], "161029", "{prefix}");
     assert_eq!(counts(&prefix), counts(&symbolic));
@@ -200,17 +202,8 @@ fn a_broken_assumed_group_is_assumed_again_without_it() {
         assert_eq!(code, 0, "{err}");
         serde_json::from_str::<serde_json::Value>(&out).unwrap()
     };
-    let notes = |json: &serde_json::Value| {
-        json["setup_phases"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|p| Some(format!("{}: {}", p["name"], p["note"].as_str()?)))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
     let reach = run("reach");
-    let log = notes(&reach);
+    let log = setup_notes(&reach);
     assert_shows(&log, "2 groups assumed from playouts");
     assert_shows(
         &log,
@@ -244,7 +237,7 @@ fn a_broken_assumed_group_is_assumed_again_without_it() {
     assert_shows(&out, "100");
     let solved = run("solve");
     assert_eq!(solved["assumed_groups"], true, "{solved}");
-    let log = notes(&solved);
+    let log = setup_notes(&solved);
     assert_shows(&log, "set-up again with the groups assumed without it");
     assert!(!log.contains("proven groups only"), "{log}");
     assert_eq!(solved["states"], "41", "{solved}");
