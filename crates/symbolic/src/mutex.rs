@@ -331,14 +331,6 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
         proof.groups = singles();
         return proof;
     }
-    let enc = Encoding::plain_by_arguments(game, budget.order);
-    let deadline = Instant::now() + budget.time;
-    // No engine for the proof (pancakes88's 80,722 fluents are past the engine's 65,535
-    // variables): the proof gives up, and the groups may still be assumed below.
-    let engine = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).map(|e| {
-        e.with_budget(Some(deadline), Some(budget.max_operation_nodes))
-            .with_operation_time(budget.max_operation_time)
-    });
     // The claims the initial state, the known states and a sample of playouts leave; the
     // proof drops more, and when it gives up, the ones it had dropped stay dropped.
     let (mut amo, mut alo) = claims_of_init(game, &candidates);
@@ -351,6 +343,14 @@ pub fn prove_groups_within(game: &GroundGame, budget: &MutexBudget) -> MutexProo
         proof.assumed = proof.groups.iter().any(|g| g.fluents.len() > 1);
         return proof;
     }
+    let enc = Encoding::plain_by_arguments(game, budget.order);
+    let deadline = Instant::now() + budget.time;
+    // No engine for the proof (pancakes88's 80,722 fluents are past the engine's 65,535
+    // variables): the proof gives up, and the groups may still be assumed below.
+    let engine = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).map(|e| {
+        e.with_budget(Some(deadline), Some(budget.max_operation_nodes))
+            .with_operation_time(budget.max_operation_time)
+    });
     let sample_time = (budget.time / 10).min(ASSUME_PLAYOUTS);
     falsify_by_states(budget, &candidates, &mut amo, &mut alo);
     falsify_by_playouts(
