@@ -111,11 +111,7 @@ fn progress_lines_go_to_a_log_one_per_layer() {
 #[test]
 fn reach_counts_the_same_with_and_without_the_explicit_prefix() {
     let layers = |args: &[&str]| {
-        let mut all = vec!["reach", "--json", "gdl/connect4_4x4.kif"];
-        all.extend_from_slice(args);
-        let (code, out, err) = symgame(&all);
-        assert_eq!(code, 0, "{err}");
-        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let json = reach_connect4_4x4(args);
         (json["layers"].to_string(), json["explicit_layers"].as_u64())
     };
     let strip_times = |s: String| {
@@ -140,6 +136,15 @@ fn reach_counts_the_same_with_and_without_the_explicit_prefix() {
     assert_eq!(strip_times(with), strip_times(without));
 }
 
+/// `reach --json` of Connect Four 4x4 with `args`, which must succeed; its report.
+fn reach_connect4_4x4(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["reach", "--json", "gdl/connect4_4x4.kif"];
+    all.extend_from_slice(args);
+    let (code, out, err) = symgame(&all);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
 /// The notes of the set-up phases of a `--json` report, one `"phase": note` a line.
 fn setup_notes(json: &serde_json::Value) -> String {
     json["setup_phases"]
@@ -157,20 +162,16 @@ fn setup_notes(json: &serde_json::Value) -> String {
 /// the ones the proof finds.
 #[test]
 fn a_game_the_explicit_prefix_finishes_is_only_encoded() {
-    let run = |args: &[&str]| {
-        let mut all = vec!["reach", "--json", "gdl/connect4_4x4.kif"];
-        all.extend_from_slice(args);
-        let (code, out, err) = symgame(&all);
-        assert_eq!(code, 0, "{err}");
-        serde_json::from_str::<serde_json::Value>(&out).unwrap()
-    };
     let counts = |json: &serde_json::Value| {
         let layers = json["layers"].as_array().unwrap().iter();
         layers
             .map(|l| (l["states"].clone(), l["terminal"].clone()))
             .collect::<Vec<_>>()
     };
-    let (prefix, symbolic) = (run(&[]), run(&["--explicit-states", "0"]));
+    let (prefix, symbolic) = (
+        reach_connect4_4x4(&[]),
+        reach_connect4_4x4(&["--explicit-states", "0"]),
+    );
     let log = setup_notes(&prefix);
     assert_shows(
         &log,
