@@ -15,7 +15,7 @@ use symgame_ground::GroundGame;
 use symgame_symbolic::{
     fingerprint, resumable_encoding, Encoding, ExplicitRun, GameKind, GroupRetry, Order, Phase,
     Retry, SetupLog, SolveError, SolveJob, SolveOptions, SolveStats, StopReason, SymbolicError,
-    SymbolicOptions, EXPLICIT_GRAPH_NOTE,
+    SymbolicOptions, EXPLICIT_GRAPH_NOTE, PREFER_GRAPH_COMPILE,
 };
 
 #[derive(clap::Args)]
@@ -214,6 +214,11 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
             // Too large to compile over all states, small enough to expand: built from the
             // explicit graph of the whole game.
             explicit_graph: a.run.explicit.graph_budget(&clock),
+            // Where the explicit prefix expanded the whole game, its graph is soon preferred.
+            prefer_graph: explicit
+                .as_ref()
+                .is_some_and(ExplicitRun::complete)
+                .then_some(PREFER_GRAPH_COMPILE),
             order: a.order,
             mutex_seconds: a.mutex.duration(),
             ..symbolic_options(&clock)
@@ -400,9 +405,7 @@ fn report(
             ""
         };
         let graph = match &explicit_graph {
-            Some(g) => format!(
-                "; too large to compile over all states, built from the explicit graph ({g})"
-            ),
+            Some(g) => format!("; built from the explicit graph of the whole game ({g})"),
             None => String::new(),
         };
         let order = order.map(|o| format!(", {o:?} order")).unwrap_or_default();

@@ -135,8 +135,22 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
             g.layerwise = Some(Layerwise::new(game, &g.encoding, e.num_vars(), opts));
             return Ok(g);
         }
+        // Where the explicit prefix expanded the whole game, its graph is small: compiling gets
+        // a short while before the game is built from that graph instead.
+        let first_try;
+        let compiling = match opts.prefer_graph.filter(|_| opts.explicit_graph.is_some()) {
+            Some(share) => {
+                let soon = std::time::Instant::now() + share;
+                first_try = SymbolicOptions {
+                    setup_deadline: Some(opts.setup_deadline.map_or(soon, |d| d.min(soon))),
+                    ..opts.clone()
+                };
+                &first_try
+            }
+            None => opts,
+        };
         let capped = opts.layerwise_fallback || opts.explicit_graph.is_some();
-        let err = match g.compile(game, opts, capped) {
+        let err = match g.compile(game, compiling, capped) {
             Ok(()) if g.terminal_within => {
                 g.layerwise = Some(Layerwise::new(game, &g.encoding, e.num_vars(), opts));
                 return Ok(g);
@@ -156,40 +170,12 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         };
         // Too large to compile once over all states: collect what the attempt left behind.
         e.gc();
-        if let Some(budget) = &opts.explicit_graph {
+        if opts.explicit_graph.is_some() {
             opts.phase_note(format!("gave up ({why})"));
             opts.phase_done(live());
             opts.phase("explicit_graph");
-            let built =
-                ExplicitGraph::explore(game, budget, opts.setup_deadline).and_then(|graph| {
-                    match g.build_from_graph(&graph, budget.max_nodes, opts) {
-                        Ok(()) => Ok(format!(
-                            "{EXPLICIT_GRAPH_NOTE}{} states, {} edges",
-                            graph.states.len(),
-                            graph.num_edges
-                        )),
-                        // Too large as BDDs: on to the other fallback.
-                        Err(SymbolicError::Bdd(
-                            err @ (BddError::Budget(_) | BddError::OutOfMemory { .. }),
-                        )) => Err(format!(
-                            "{} states, {} edges, but {err}",
-                            graph.states.len(),
-                            graph.num_edges
-                        )),
-                        Err(other) => Err(other.to_string()),
-                    }
-                });
-            match built {
-                Ok(note) => {
-                    opts.phase_note(note);
-                    opts.phase_done(live());
-                    return Ok(g);
-                }
-                Err(over) => {
-                    e.gc();
-                    opts.phase_note(over);
-                    opts.phase_done(live());
-                }
+            if g.try_explicit_graph(game, opts) {
+                return Ok(g);
             }
         }
         if !opts.layerwise_fallback {
@@ -207,6 +193,49 @@ impl<'e, E: BddEngine> SymbolicGame<'e, E> {
         opts.phase_done(live());
         g.layerwise = Some(Layerwise::new(game, &g.encoding, e.num_vars(), opts));
         Ok(g)
+    }
+
+    /// Expands the whole game explicitly within [`SymbolicOptions::explicit_graph`]'s budget
+    /// and builds the game from that graph, in the set-up phase "explicit_graph" (started by
+    /// the caller, finished here with a note); `false`, with the engine's garbage collected,
+    /// when the graph or its BDDs are over the budget.
+    fn try_explicit_graph(&mut self, game: &GroundGame, opts: &SymbolicOptions) -> bool {
+        let e = self.engine;
+        let Some(budget) = &opts.explicit_graph else {
+            return false;
+        };
+        let built = ExplicitGraph::explore(game, budget, opts.setup_deadline).and_then(|graph| {
+            match self.build_from_graph(&graph, budget.max_nodes, opts) {
+                Ok(()) => Ok(format!(
+                    "{EXPLICIT_GRAPH_NOTE}{} states, {} edges",
+                    graph.states.len(),
+                    graph.num_edges
+                )),
+                // Too large as BDDs: on to the other fallback.
+                Err(SymbolicError::Bdd(
+                    err @ (BddError::Budget(_) | BddError::OutOfMemory { .. }),
+                )) => Err(format!(
+                    "{} states, {} edges, but {err}",
+                    graph.states.len(),
+                    graph.num_edges
+                )),
+                Err(other) => Err(other.to_string()),
+            }
+        });
+        let live = e.stats().live_nodes;
+        match built {
+            Ok(note) => {
+                opts.phase_note(note);
+                opts.phase_done(live);
+                true
+            }
+            Err(over) => {
+                e.gc();
+                opts.phase_note(over);
+                opts.phase_done(e.stats().live_nodes);
+                false
+            }
+        }
     }
 
     /// The predicates and partitions built from `graph`, the whole reachable game expanded

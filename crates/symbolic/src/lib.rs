@@ -89,7 +89,9 @@ pub use error::SymbolicError;
 pub use formula::Formula;
 pub use game::{goal_states, GoalBdd, SymbolicGame};
 pub use graph::EXPLICIT_GRAPH_NOTE;
-pub use options::{EncodingKind, ExplicitLayerMode, GraphBudget, Order, SymbolicOptions};
+pub use options::{
+    EncodingKind, ExplicitLayerMode, GraphBudget, Order, SymbolicOptions, PREFER_GRAPH_COMPILE,
+};
 pub use partition::Partition;
 pub use path::{shortest_path, shortest_path_with_backend, shortest_path_within, Path};
 pub use plan::heuristic::{build_heuristic, Heuristic};

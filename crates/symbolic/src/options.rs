@@ -169,6 +169,14 @@ pub struct SymbolicOptions {
     /// once over all states with the set-up time left). `None`: never.
     #[serde(skip)]
     pub explicit_graph: Option<GraphBudget>,
+    /// With [`Self::explicit_graph`]: compiling the game once over all states gets at most
+    /// this long (halved by the cap of a compilation with a fallback) before the game is built
+    /// from its explicit graph instead. For `solve` where the explicit prefix expanded the
+    /// whole game ([`PREFER_GRAPH_COMPILE`]): the graph is then known to be small, and
+    /// compiling the rules can cost far more than it (pancakes6: 117 s in the relations before
+    /// giving up, for 26,225 states). `None`: the whole set-up's time.
+    #[serde(default)]
+    pub prefer_graph: Option<std::time::Duration>,
 }
 
 impl SymbolicOptions {
@@ -215,6 +223,7 @@ impl Default for SymbolicOptions {
             layerwise_fallback: false,
             move_vars: false,
             layerwise_only: false,
+            prefer_graph: None,
             max_condition_nodes: 1_000_000,
             layerwise_cut_nodes: 256,
             explicit_layers: ExplicitLayerMode::Measured,
@@ -229,6 +238,12 @@ impl Default for SymbolicOptions {
         }
     }
 }
+
+/// How long `solve` lets a game whose explicit prefix expanded it whole be compiled before it
+/// is built from its explicit graph ([`SymbolicOptions::prefer_graph`]). Compiling took under
+/// 0.3 s in 66 of the corpus's 73 such games, 5 s in colonelBlotto (whose graph took 1.9 s),
+/// and gave up after 117 s in pancakes6 (graph: 14 s then, 1.9 s now).
+pub const PREFER_GRAPH_COMPILE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// How large an explicit graph of the whole game [`SymbolicOptions::explicit_graph`] may
 /// build.

@@ -539,3 +539,33 @@ fn a_graph_over_its_budget_falls_back_to_compiling() {
         assert_eq!(st.per_outcome, compiled.per_outcome, "{budget:?}");
     }
 }
+
+/// [`SymbolicOptions::prefer_graph`] bounds the compilation before the game is built from its
+/// explicit graph: given no time, tictactoe is built from its graph; given a minute, it is
+/// compiled. Both solve as the game compiled with no such bound.
+#[test]
+fn a_game_preferring_its_graph_is_compiled_only_within_its_share() {
+    let game = load_game("tictactoe");
+    let solved = |prefer_graph: Option<std::time::Duration>| {
+        let sym = SymbolicOptions {
+            explicit_graph: prefer_graph.map(|_| GraphBudget::default()),
+            prefer_graph,
+            ..Default::default()
+        };
+        let enc = Encoding::with_options(&game, &sym);
+        let engine = BiodivineEngine::new(enc.num_vars(), &EngineConfig::small()).unwrap();
+        let g = SymbolicGame::new(&engine, &game, enc, &sym).unwrap();
+        let st = solve(&g, &options(LayeredMode::Never), |_| {})
+            .unwrap()
+            .stats;
+        (g.is_from_graph(), st.initial, st.per_outcome)
+    };
+    let compiled = solved(None);
+    assert!(!compiled.0);
+    let none = solved(Some(std::time::Duration::ZERO));
+    assert!(none.0, "given no time to compile, built from the graph");
+    assert_eq!((&none.1, &none.2), (&compiled.1, &compiled.2));
+    let ample = solved(Some(std::time::Duration::from_secs(60)));
+    assert!(!ample.0, "given a minute, compiled");
+    assert_eq!((&ample.1, &ample.2), (&compiled.1, &compiled.2));
+}

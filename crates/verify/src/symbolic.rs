@@ -13,6 +13,7 @@ use symgame_limits::{Guard, Limits};
 use symgame_symbolic::{
     fingerprint, security_values, solution_encoding, solve_with, Encoding, ExplicitPrefix,
     ExplicitRun, GameKind, NashStats, SolveError, SolveOptions, SymbolicGame, SymbolicOptions,
+    PREFER_GRAPH_COMPILE,
 };
 
 /// What the symbolic side says about the states to check.
@@ -84,6 +85,8 @@ pub(crate) fn symbolic_side(
         assume_groups: true,
         known_states: Some(known),
         known_states_all: all,
+        // As in `solve`: where the prefix expanded the whole game, its graph is soon preferred.
+        prefer_graph: run.complete().then_some(PREFER_GRAPH_COMPILE),
         ..opts.symbolic.clone()
     };
     let enc = Encoding::with_options(game, &assuming);
