@@ -85,8 +85,6 @@ pub(crate) fn symbolic_side(
         assume_groups: true,
         known_states: Some(known),
         known_states_all: all,
-        // As in `solve`: where the prefix expanded the whole game, its graph is soon preferred.
-        prefer_graph: run.complete().then_some(PREFER_GRAPH_COMPILE),
         ..opts.symbolic.clone()
     };
     let enc = Encoding::with_options(game, &assuming);
@@ -121,7 +119,13 @@ impl EngineJob<Result<SymbolicSide, Error>> for Job<'_> {
         let started = Instant::now();
         let (game, opts) = (self.game, self.opts);
         let print = fingerprint(game, &self.enc);
-        let g = SymbolicGame::new(&e, game, self.enc, &opts.symbolic)?;
+        // As in `solve`: where the prefix expanded the whole game, its graph is soon preferred.
+        let complete = self.explicit.as_ref().is_some_and(ExplicitRun::complete);
+        let sym = SymbolicOptions {
+            prefer_graph: complete.then_some(PREFER_GRAPH_COMPILE),
+            ..opts.symbolic.clone()
+        };
+        let g = SymbolicGame::new(&e, game, self.enc, &sym)?;
         // The symbolic solve and the security values get the time left.
         let limits = Limits {
             time_limit: self.guard.time_left(),
