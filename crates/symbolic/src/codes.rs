@@ -104,18 +104,22 @@ pub(crate) fn codes_bdd<E: BddEngine>(
     e.import(&nodes)
 }
 
+/// The shortest part of a chain (positions within one word of a code) that
+/// [`NodeTable::chain`] looks up whole.
+const CHAIN_LOOKUP_BITS: usize = 32;
+
 /// A reduced node table under construction: references as in [`BddNodes`] (0 false, 1 true,
 /// `k + 2` the node `nodes[k]`).
 #[derive(Default)]
 struct NodeTable {
     nodes: Vec<(Var, u32, u32)>,
     unique: FxHashMap<(Var, u32, u32), u32>,
-    /// While building: the positions where some code differs from the others (laid out as a
-    /// code); the others get no node until [`Self::with_constants`].
-    varying: Vec<u64>,
     /// While building: the chains made, by their positions, the node below them and their
     /// bits ([`Self::chain`]).
     chains: FxHashMap<(u32, u32, u32, u64), u32>,
+    /// The lookups of [`Self::chains`] so far, and how many found their chain.
+    chain_lookups: usize,
+    chain_hits: usize,
 }
 
 impl NodeTable {
@@ -123,12 +127,9 @@ impl NodeTable {
     /// and its root.
     ///
     /// The walk over the sorted codes makes a node per position of each code below its last
-    /// split from the others, so its chains are looked up a word at a time ([`Self::chain`]).
-    /// The positions that take one value in every code are left out of the walk and put in
-    /// after, once per edge that crosses them ([`Self::with_constants`]). Both together took
-    /// the explicit graph of pancakes6 (26,225 states, 152,826 edges over 726 bits) from
-    /// 14.1 s to 1.9 s; the constant positions alone saved 2–8 % of the graph of
-    /// colonelBlotto and mummyMaze2p_2007.
+    /// split from the others, so its long chains are looked up a word at a time
+    /// ([`Self::chain`]): the explicit graph of pancakes6 (26,225 states, 152,826 edges over
+    /// 726 bits) went from 14.1 s to 1.6 s.
     fn of_codes(mut codes: Vec<Box<[u64]>>, vars: &[Var]) -> (NodeTable, u32) {
         codes.sort_unstable();
         codes.dedup();
@@ -139,30 +140,17 @@ impl NodeTable {
         for c in codes {
             flat.extend_from_slice(&c);
         }
-        let mut varying = vec![0u64; words];
-        for code in flat.chunks_exact(words).skip(1) {
-            for (v, (x, y)) in varying.iter_mut().zip(code.iter().zip(&flat[..words])) {
-                *v |= x ^ y;
-            }
-        }
-        let mut table = NodeTable {
-            varying,
-            ..NodeTable::default()
-        };
+        let mut table = NodeTable::default();
         // Positions, not variables, until the end.
         let root = table.build(&flat, words, 0, vars.len());
-        let constant = || (0..vars.len()).any(|p| !code_bit(&table.varying, p));
-        if flat.is_empty() || !constant() {
-            for node in &mut table.nodes {
-                node.0 = vars[node.0 as usize];
-            }
-            return (table, root);
+        for node in &mut table.nodes {
+            node.0 = vars[node.0 as usize];
         }
-        table.with_constants(root, &flat[..words], vars)
+        (table, root)
     }
 
     /// The reference of the set of `codes` (sorted, distinct, `words` words each, equal in
-    /// the positions before `b`) over the varying positions from `b` on (before `end`).
+    /// the positions before `b`) over the positions from `b` on (before `end`).
     ///
     /// The positions where the first and the last code agree are shared by every code between
     /// them (they are sorted): such a run becomes a chain of nodes over the set below it, with
@@ -197,14 +185,18 @@ impl NodeTable {
         self.node(b as Var, low, high)
     }
 
-    /// The reference of the chain of nodes over the varying positions from `b` to `d` (before
-    /// `d`), each taking its value in `code`, above `below`.
+    /// The reference of the chain of nodes over the positions from `b` to `d` (before `d`),
+    /// each taking its value in `code`, above `below`.
     ///
     /// The chains of a set share their long runs (the codes of pancakes6 have 720 one-hot
     /// bits, each run of zeros below its one a chain of hundreds of nodes, made by every code
     /// whose last split lies above it): each part of a chain within one word of the code is
     /// looked up whole, by its bits and the node below it, and only a new one is made node by
-    /// node.
+    /// node. A part of fewer than [`CHAIN_LOOKUP_BITS`] positions is made node by node at once,
+    /// and so is every part once fewer than one lookup in eight has found its chain: looking
+    /// parts up and keeping them cost more than they save where chains are not shared
+    /// (queens08lg's 139,218 known states, as sets for the automatic order: 0.35 s node by
+    /// node, 0.7 s with every part looked up).
     fn chain(&mut self, code: &[u64], b: usize, d: usize, below: u32) -> u32 {
         let mut r = below;
         let mut top = d;
@@ -216,71 +208,37 @@ impl NodeTable {
             let shift = 64 - (lo % 64) - width;
             let mask = (u64::MAX >> (64 - width)) << shift;
             let key = (lo as u32, top as u32, r, code[w] & mask);
-            r = match self.chains.get(&key) {
-                Some(&known) => known,
+            // Looked up while lookups pay: a set whose chains are not shared stops soon.
+            let lookup = width >= CHAIN_LOOKUP_BITS
+                && (self.chain_lookups < 4096 || self.chain_hits * 8 >= self.chain_lookups);
+            let known = match lookup {
+                false => None,
+                true => {
+                    self.chain_lookups += 1;
+                    let known = self.chains.get(&key).copied();
+                    self.chain_hits += usize::from(known.is_some());
+                    known
+                }
+            };
+            r = match known {
+                Some(known) => known,
                 None => {
                     let mut made = r;
                     for p in (lo..top).rev() {
-                        if !code_bit(&self.varying, p) {
-                            continue;
-                        }
                         made = match code_bit(code, p) {
                             true => self.node(p as Var, 0, made),
                             false => self.node(p as Var, made, 0),
                         };
                     }
-                    self.chains.insert(key, made);
+                    if lookup {
+                        self.chains.insert(key, made);
+                    }
                     made
                 }
             };
             top = lo;
         }
         r
-    }
-
-    /// This table (built over the varying positions, its root `root`) with the constant
-    /// positions put in, each taking its value in `first` (any code of the set), over `vars`.
-    /// An edge from position `p` to a node at position `q` crosses the constant positions
-    /// between them: a chain of nodes, made once per first constant position and child.
-    fn with_constants(self, root: u32, first: &[u64], vars: &[Var]) -> (NodeTable, u32) {
-        let end = vars.len();
-        let constant: Vec<usize> = (0..end).filter(|&p| !code_bit(&self.varying, p)).collect();
-        let level = |r: u32| match r {
-            0 | 1 => end,
-            _ => self.nodes[r as usize - 2].0 as usize,
-        };
-        let mut out = NodeTable::default();
-        // The reference in `out` of each node of this table, in order.
-        let mut moved: Vec<u32> = Vec::with_capacity(self.nodes.len());
-        let mut chains: FxHashMap<(usize, u32), u32> = FxHashMap::default();
-        // The old reference `r` reached from an edge whose source lies above position `from`.
-        let mut lift = |out: &mut NodeTable, moved: &[u32], from: usize, r: u32| -> u32 {
-            let child = if r < 2 { r } else { moved[r as usize - 2] };
-            let i = constant.partition_point(|&c| c < from);
-            let j = constant.partition_point(|&c| c < level(r));
-            if r == 0 || i == j {
-                return child;
-            }
-            *chains.entry((i, child)).or_insert_with(|| {
-                let mut acc = child;
-                for &c in constant[i..j].iter().rev() {
-                    acc = match code_bit(first, c) {
-                        true => out.node(vars[c], 0, acc),
-                        false => out.node(vars[c], acc, 0),
-                    };
-                }
-                acc
-            })
-        };
-        for &(p, low, high) in &self.nodes {
-            let p = p as usize;
-            let low = lift(&mut out, &moved, p + 1, low);
-            let high = lift(&mut out, &moved, p + 1, high);
-            let r = out.node(vars[p], low, high);
-            moved.push(r);
-        }
-        let root = lift(&mut out, &moved, 0, root);
-        (out, root)
     }
 
     /// The reference of the node `(var, low, high)`, made if new (reduced: none when `low`

@@ -242,7 +242,7 @@ impl Default for SymbolicOptions {
 /// How long `solve` lets a game whose explicit prefix expanded it whole be compiled before it
 /// is built from its explicit graph ([`SymbolicOptions::prefer_graph`]). Compiling took under
 /// 0.3 s in 66 of the corpus's 73 such games, 5 s in colonelBlotto (whose graph took 1.9 s),
-/// and gave up after 117 s in pancakes6 (graph: 14 s then, 1.9 s now).
+/// and gave up after 117 s in pancakes6 (graph: 14 s then, 1.6 s now).
 pub const PREFER_GRAPH_COMPILE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// How large an explicit graph of the whole game [`SymbolicOptions::explicit_graph`] may
