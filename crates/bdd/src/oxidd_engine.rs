@@ -28,6 +28,10 @@ type SubstCache = HashMap<Vec<(Var, Var)>, Arc<Subst<BDDFunction>>, FxBuild>;
 /// Cached quantification cubes / substitutions are dropped when a cache grows past this.
 const SMALL_CACHE_LIMIT: usize = 256;
 
+/// How many times [`OxiddEngine::retry`] collects garbage and tries an operation again when the
+/// node table is full (waiting 8 and 64 ms before the second and third).
+const GC_RETRIES: u32 = 3;
+
 /// The oxidd engine: one manager (unique table, apply cache, worker threads, a garbage
 /// collection thread) with variables `0..num_vars` at levels `0..num_vars`.
 pub struct OxiddEngine {
@@ -90,15 +94,28 @@ impl OxiddEngine {
         }
     }
 
-    /// Run `op`; if the node table is full, collect garbage and try once more.
+    /// Run `op`; if the node table is full, collect garbage and try again.
+    ///
+    /// oxidd also collects on a thread of its own once the table is 95 % full, and a collection
+    /// asked for while that one runs returns at once, collecting nothing: so after a failed try
+    /// the collection is asked for again after a short wait, up to [`GC_RETRIES`] times. With
+    /// one try, a solve of queens08lg in 2^22 nodes failed once with "out of nodes" on a busy
+    /// machine (its largest layer then 175,341 nodes), where six runs on a quieter one passed
+    /// (largest layer 221,530 nodes): most likely this race.
     fn retry<T>(&self, op: impl Fn() -> AllocResult<T>) -> BddResult<T> {
-        match op() {
-            Ok(x) => Ok(x),
-            Err(_) => {
-                self.gc();
-                op().map_err(|_| self.oom())
+        if let Ok(x) = op() {
+            return Ok(x);
+        }
+        for attempt in 0..GC_RETRIES {
+            if attempt > 0 {
+                std::thread::sleep(std::time::Duration::from_millis(1 << (3 * attempt)));
+            }
+            self.gc();
+            if let Ok(x) = op() {
+                return Ok(x);
             }
         }
+        Err(self.oom())
     }
 
     fn wrap(&self, op: impl Fn() -> AllocResult<BDDFunction>) -> BddResult<OxiddBdd> {
