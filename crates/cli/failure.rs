@@ -170,7 +170,8 @@ impl Classify for BddError {
             // The engine's node table is full, or the game needs more variables than it has.
             BddError::OutOfMemory { .. }
             | BddError::TooManyVariables { .. }
-            | BddError::Budget(_) => Kind::Limit,
+            | BddError::Budget(_)
+            | BddError::Stopped(_) => Kind::Limit,
             // A node table read from a file.
             BddError::InvalidNodes(_) => Kind::Input,
         }

@@ -323,7 +323,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 // The retry's set-up stopped: the exact layers before the break are the result.
                 let (mut first, b, m, s) = broken.take().expect("checked");
                 first.stopped = Some(match &e {
-                    SymbolicError::Stopped(why) => *why,
+                    SymbolicError::Stopped(why)
+                    | SymbolicError::Bdd(symgame_bdd::BddError::Stopped(why)) => *why,
                     SymbolicError::TooManyJointMoves { .. } => StopReason::NodeLimit,
                     _ => StopReason::OutOfMemory,
                 });

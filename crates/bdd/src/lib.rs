@@ -32,6 +32,8 @@
 //! creation, [`EngineConfig::node_capacity`]) is full even after a garbage collection. The
 //! biodivine engine never returns it (it allocates per BDD and aborts like any Rust program if
 //! the process runs out of memory). Queries (`is_false`, `sat_count`, `eval`, ...) cannot fail.
+//! With a stop check installed ([`BddEngine::set_stop_check`], oxidd only), an operation that
+//! outlasts a run's limits fails with [`BddError::Stopped`] from inside.
 
 mod biodivine_engine;
 mod oxidd_engine;
@@ -44,6 +46,9 @@ use serde::{Deserialize, Serialize};
 
 pub use biodivine_engine::{BiodivineBdd, BiodivineEngine};
 pub use oxidd_engine::{OxiddBdd, OxiddEngine};
+/// A run's limits asked from inside long operations ([`BddEngine::set_stop_check`]), and why
+/// one stopped.
+pub use symgame_limits::{StopCheck, StopReason};
 
 /// A BDD variable: an index `0..num_vars`, which is also its level.
 pub type Var = u32;
@@ -75,6 +80,9 @@ pub enum BddError {
     /// An operation went past the budget its engine was given (biodivine's
     /// `BiodivineEngine::with_budget`): the deadline, or the size of its result.
     Budget(String),
+    /// An operation was stopped from inside by the engine's stop check
+    /// ([`BddEngine::set_stop_check`]), for this reason; its partial results are dropped.
+    Stopped(StopReason),
 }
 
 impl fmt::Display for BddError {
@@ -98,6 +106,7 @@ impl fmt::Display for BddError {
             ),
             BddError::InvalidNodes(msg) => write!(f, "invalid BDD node table: {msg}"),
             BddError::Budget(what) => write!(f, "BDD operation over its budget: {what}"),
+            BddError::Stopped(why) => write!(f, "BDD operation stopped inside: {why}"),
         }
     }
 }
@@ -673,6 +682,40 @@ pub trait BddEngine: Sized + Send + Sync {
     /// Collect dead nodes now (oxidd; also happens automatically near capacity). Returns the
     /// number of nodes freed; a no-op returning 0 for biodivine.
     fn gc(&self) -> usize;
+
+    /// Installs `check` (with `None`, removes it) and returns the check it replaces: while it
+    /// is installed, an operation asks it from inside, and fails with [`BddError::Stopped`]
+    /// once it answers a reason (oxidd: whenever a worker takes a new chunk of node slots, so
+    /// at least every 64 Ki nodes created; an operation that creates no node is not stopped).
+    /// Engines that cannot stop an operation ignore it (biodivine, whose budgeted engines stop
+    /// by their own deadline). Install it around the steps whose operations may be long, and
+    /// restore the one before after them ([`StopArmed`]): whatever runs after a stop (counting
+    /// and keeping the finished layers) must still be able to build BDDs.
+    fn set_stop_check(&self, check: Option<StopCheck>) -> Option<StopCheck> {
+        let _ = check;
+        None
+    }
+}
+
+/// A stop check installed on an engine until this is dropped, which puts back the check
+/// installed before ([`arm_stop`]).
+pub struct StopArmed<'a, E: BddEngine> {
+    engine: &'a E,
+    before: Option<Option<StopCheck>>,
+}
+
+/// Installs `check` on `e` ([`BddEngine::set_stop_check`]) until the returned value is dropped.
+pub fn arm_stop<E: BddEngine>(e: &E, check: StopCheck) -> StopArmed<'_, E> {
+    let before = Some(e.set_stop_check(Some(check)));
+    StopArmed { engine: e, before }
+}
+
+impl<E: BddEngine> Drop for StopArmed<'_, E> {
+    fn drop(&mut self) {
+        if let Some(before) = self.before.take() {
+            self.engine.set_stop_check(before);
+        }
+    }
 }
 
 /// Check that all `from` variables of a rename are distinct and in range.

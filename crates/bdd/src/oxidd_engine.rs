@@ -17,7 +17,7 @@ use oxidd_core::LevelView;
 
 use crate::{
     check_rename_pairs, Backend, BddEngine, BddError, BddNodes, BddResult, BinaryOp, EngineConfig,
-    EngineStats, Var, VarSet,
+    EngineStats, StopCheck, StopReason, Var, VarSet,
 };
 
 type FxBuild = BuildHasherDefault<FxHasher>;
@@ -47,6 +47,10 @@ pub struct OxiddEngine {
     /// Substitutions per rename mapping: reusing one keeps its apply-cache id, so later
     /// renames hit results cached by earlier ones.
     substs: Mutex<SubstCache>,
+    /// The stop check installed ([`BddEngine::set_stop_check`]); the manager asks it as a
+    /// `bool` (the patched `oxidd-manager-index`, `vendor/oxidd-manager-index/PATCHED.md`),
+    /// this one tells why a failed operation stopped.
+    stop: Mutex<Option<StopCheck>>,
 }
 
 impl fmt::Debug for OxiddEngine {
@@ -94,7 +98,20 @@ impl OxiddEngine {
         }
     }
 
-    /// Run `op`; if the node table is full, collect garbage and try again.
+    /// Why the installed stop check stops the run, if it does.
+    fn stopped(&self) -> Option<StopReason> {
+        let check = self.stop.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        check.and_then(|c| c())
+    }
+
+    /// The error of an operation that could not create a node: stopped from inside by the
+    /// stop check, or the node table full.
+    fn alloc_failed(&self) -> BddError {
+        self.stopped().map_or_else(|| self.oom(), BddError::Stopped)
+    }
+
+    /// Run `op`; if the node table is full, collect garbage and try again. An operation
+    /// stopped by the stop check fails at once with [`BddError::Stopped`].
     ///
     /// oxidd also collects on a thread of its own once the table is 95 % full, and a collection
     /// asked for while that one runs returns at once, collecting nothing: so after a failed try
@@ -107,6 +124,9 @@ impl OxiddEngine {
             return Ok(x);
         }
         for attempt in 0..GC_RETRIES {
+            if let Some(why) = self.stopped() {
+                return Err(BddError::Stopped(why));
+            }
             if attempt > 0 {
                 std::thread::sleep(std::time::Duration::from_millis(1 << (3 * attempt)));
             }
@@ -115,7 +135,7 @@ impl OxiddEngine {
                 return Ok(x);
             }
         }
-        Err(self.oom())
+        Err(self.alloc_failed())
     }
 
     fn wrap(&self, op: impl Fn() -> AllocResult<BDDFunction>) -> BddResult<OxiddBdd> {
@@ -272,6 +292,7 @@ impl BddEngine for OxiddEngine {
             neg,
             cubes: Mutex::default(),
             substs: Mutex::default(),
+            stop: Mutex::default(),
         })
     }
 
@@ -641,5 +662,18 @@ impl BddEngine for OxiddEngine {
 
     fn gc(&self) -> usize {
         self.manager.with_manager_shared(|m| m.gc())
+    }
+
+    fn set_stop_check(&self, check: Option<StopCheck>) -> Option<StopCheck> {
+        let asked = check.clone().map(|c| {
+            std::sync::Arc::new(move || c().is_some())
+                as std::sync::Arc<dyn Fn() -> bool + Send + Sync>
+        });
+        self.manager
+            .with_manager_shared(|m| m.set_stop_check(asked));
+        std::mem::replace(
+            &mut *self.stop.lock().unwrap_or_else(|e| e.into_inner()),
+            check,
+        )
     }
 }

@@ -80,6 +80,11 @@ impl Limits {
     }
 }
 
+/// A run's limits asked from inside long operations: `Some(reason)` once the run must stop
+/// ([`Guard::stop_check`]; a BDD engine asks it every few tens of thousands of nodes an
+/// operation creates, also from its worker threads, so it must be cheap).
+pub type StopCheck = Arc<dyn Fn() -> Option<StopReason> + Send + Sync>;
+
 /// The limits of one run with the instant it started: answers whether the run may go on.
 #[derive(Clone, Debug)]
 pub struct Guard<'a> {
@@ -146,6 +151,28 @@ impl<'a> Guard<'a> {
             }
         }
         Ok(())
+    }
+
+    /// What [`Guard::check`] answers, as a check that owns what it reads (the cancel flag, the
+    /// deadline, the memory limit), for a BDD engine to ask from inside its operations.
+    pub fn stop_check(&self) -> StopCheck {
+        let cancel = self.limits.cancel.clone();
+        let deadline = self.deadline();
+        let max_resident = self.limits.max_resident_bytes;
+        Arc::new(move || {
+            if cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Some(StopReason::Cancelled);
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Some(StopReason::TimeLimit);
+            }
+            match max_resident {
+                Some(max) if recent_resident_bytes().is_some_and(|now| now > max) => {
+                    Some(StopReason::MemoryLimit)
+                }
+                _ => None,
+            }
+        })
     }
 
     /// `Err(NodeLimit)` when `nodes` exceeds [`Limits::max_nodes`].

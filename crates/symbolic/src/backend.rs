@@ -3,7 +3,10 @@
 //! search ([`GameJob`]). Every search that picks its engine at run time goes through
 //! [`Setup::run`].
 
-use symgame_bdd::{Backend, BddEngine, EngineConfig, EngineJob};
+use std::sync::Arc;
+use std::time::Instant;
+
+use symgame_bdd::{Backend, BddEngine, EngineConfig, EngineJob, StopCheck};
 use symgame_ground::GroundGame;
 
 use crate::encoding::Encoding;
@@ -100,7 +103,16 @@ where
             opts,
             ..
         } = self.setup;
-        let g = SymbolicGame::new(&engine, game, encoding, opts)?;
-        self.job.run(&g)
+        // The compilation's operations stop from inside at the set-up's deadline (the run's):
+        // one relation could run far past it (snakeParallel's ran until the watchdog).
+        let armed = opts.setup_deadline.map(|at| {
+            let check: StopCheck = Arc::new(move || {
+                (Instant::now() >= at).then_some(symgame_limits::StopReason::TimeLimit)
+            });
+            symgame_bdd::arm_stop(&engine, check)
+        });
+        let g = SymbolicGame::new(&engine, game, encoding, opts);
+        drop(armed);
+        self.job.run(&g?)
     }
 }

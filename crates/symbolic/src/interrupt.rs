@@ -14,8 +14,13 @@ pub(crate) enum Interrupt {
 }
 
 impl From<BddError> for Interrupt {
-    fn from(_: BddError) -> Self {
-        Interrupt::Stop(StopReason::OutOfMemory)
+    /// An operation stopped from inside by the run's limits stops for their reason; any other
+    /// engine error is the engine out of nodes.
+    fn from(err: BddError) -> Self {
+        match err {
+            BddError::Stopped(why) => Interrupt::Stop(why),
+            _ => Interrupt::Stop(StopReason::OutOfMemory),
+        }
     }
 }
 

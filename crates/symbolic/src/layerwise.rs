@@ -295,9 +295,18 @@ impl Layerwise {
                         _ => Ok(()),
                     }
                 };
+                // The race's deadline stops its operations from inside too (with the run's).
+                let raced = until.zip(guard).map(|(t, g)| {
+                    let run = g.stop_check();
+                    let check: symgame_bdd::StopCheck = std::sync::Arc::new(move || {
+                        run().or((std::time::Instant::now() >= t).then_some(StopReason::TimeLimit))
+                    });
+                    symgame_bdd::arm_stop(e, check)
+                });
                 let tried = crate::move_vars::image(
                     e, enc, &self.game, vars, &mut comp, &legal, &moves, &expand, &within,
                 );
+                drop(raced);
                 match tried {
                     Ok(done) => {
                         self.with_move_vars
@@ -309,7 +318,11 @@ impl Layerwise {
                     }
                     Err(
                         SymbolicError::Stopped(StopReason::TimeLimit)
-                        | SymbolicError::Bdd(BddError::OutOfMemory { .. } | BddError::Budget(_)),
+                        | SymbolicError::Bdd(
+                            BddError::OutOfMemory { .. }
+                            | BddError::Budget(_)
+                            | BddError::Stopped(StopReason::TimeLimit),
+                        ),
                     ) if stop().is_ok() => {
                         self.move_vars_lost
                             .store(true, std::sync::atomic::Ordering::Relaxed);

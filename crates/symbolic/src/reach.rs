@@ -110,6 +110,9 @@ fn step_layer<E: BddEngine>(
     sliced: Option<SlicedImages<'_, E>>,
 ) -> Result<(E::Bdd, E::Bdd), Interrupt> {
     let e = g.engine();
+    // The step's operations ask the limits from inside (one image can outlast the limit many
+    // times over); what follows the step (counting and keeping its layer) is not stopped.
+    let _armed = symgame_bdd::arm_stop(e, guard.stop_check());
     let limit_nodes = guard.limits.max_nodes.is_some();
     let mut layered = bfs.layered.clone();
     let mut reached = bfs.reached.clone();
@@ -299,7 +302,7 @@ fn layerwise_stop(err: SymbolicError, guard: &Guard) -> Interrupt {
         return Interrupt::Stop(why);
     }
     Interrupt::Stop(match err {
-        SymbolicError::Stopped(why) => why,
+        SymbolicError::Stopped(why) | SymbolicError::Bdd(BddError::Stopped(why)) => why,
         SymbolicError::TooManyJointMoves { .. } => StopReason::NodeLimit,
         // The compiler's deadline is the guard's, on a coarse clock that can pass a little
         // before the guard's own (quad at 10 s was reported out of nodes at 312 MB).

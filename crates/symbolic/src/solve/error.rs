@@ -102,8 +102,12 @@ impl From<Interrupt> for SolveOrStop {
 crate::from_variants!(SolveOrStop { Stop(StopReason) });
 
 impl From<BddError> for SolveOrStop {
-    fn from(_: BddError) -> Self {
-        SolveOrStop::Stop(StopReason::OutOfMemory)
+    /// As for [`Interrupt`]: an operation stopped from inside stops for its reason.
+    fn from(err: BddError) -> Self {
+        match err {
+            BddError::Stopped(why) => SolveOrStop::Stop(why),
+            _ => SolveOrStop::Stop(StopReason::OutOfMemory),
+        }
     }
 }
 

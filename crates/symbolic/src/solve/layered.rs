@@ -102,7 +102,12 @@ pub(crate) fn solve_layered<E: BddEngine>(
         let (nonterminal, terminal) = spill.read(g, depth)?;
         ctx.set_universe(&nonterminal)?;
         ctx.check_simultaneous(&nonterminal)?;
-        let (mut classes, mover) = solve_layer(ctx, &mut outcomes, &next, &nonterminal, &terminal)?;
+        // The layer's pre-images ask the limits from inside their operations (a stop leaves the
+        // layers solved before it, which are kept); what follows is not stopped.
+        let armed = symgame_bdd::arm_stop(ctx.e(), ctx.guard.stop_check());
+        let solved = solve_layer(ctx, &mut outcomes, &next, &nonterminal, &terminal);
+        drop(armed);
+        let (mut classes, mover) = solved?;
         // In outcome order, as merged slices are: the files do not depend on slicing.
         classes.sort_by_key(|c| c.outcome);
         let layer = SlicedLayer {
