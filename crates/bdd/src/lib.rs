@@ -695,6 +695,12 @@ pub trait BddEngine: Sized + Send + Sync {
         let _ = check;
         None
     }
+
+    /// Whether an installed stop check stops this engine's operations from inside (oxidd):
+    /// then an operation started near a limit does not outlast it.
+    fn stops_inside(&self) -> bool {
+        false
+    }
 }
 
 /// A stop check installed on an engine until this is dropped, which puts back the check

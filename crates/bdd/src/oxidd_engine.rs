@@ -664,6 +664,10 @@ impl BddEngine for OxiddEngine {
         self.manager.with_manager_shared(|m| m.gc())
     }
 
+    fn stops_inside(&self) -> bool {
+        true
+    }
+
     fn set_stop_check(&self, check: Option<StopCheck>) -> Option<StopCheck> {
         let asked = check.clone().map(|c| {
             std::sync::Arc::new(move || c().is_some())

@@ -135,7 +135,9 @@ pub(crate) fn layer_image<E: BddEngine>(
             pace.at_least(started.elapsed().as_secs_f64() / nodes);
             return Ok(Some(image));
         }
-        if race.symbolic_hopeless(e.node_count(expand), guard) {
+        // An engine that stops its operations at the limit loses nothing by trying: the
+        // prediction errs both ways, and the time left has no other use.
+        if !e.stops_inside() && race.symbolic_hopeless(e.node_count(expand), guard) {
             return Err(Interrupt::Stop(StopReason::TimeLimit));
         }
     }

@@ -20,8 +20,8 @@
 //! where the explicit way is not taken and the images are predicted (the last symbolic
 //! layer's seconds per node, grown as they grew from the one before) to take well over the
 //! time left, the search stops at once with the time limit
-//! ([`ExplicitLayers::symbolic_hopeless`]): an operation of the main engine cannot be stopped
-//! once started.
+//! ([`ExplicitLayers::symbolic_hopeless`]) on an engine whose operations cannot be stopped once
+//! started (biodivine); oxidd's stop at the limit from inside, so there the images are tried.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -165,6 +165,7 @@ impl ExplicitLayers {
     /// once with the time limit instead of starting them: they would not finish, and an
     /// operation of the engine cannot be stopped once started (copolymer_4's tenth layer,
     /// predicted 10.6 s with 4.6 s left: one of its eight pieces ran 7.8 s, past the limit).
+    /// Asked only of such engines (`BddEngine::stops_inside`: not oxidd's).
     /// The layer itself is counted before its images. Not used in a game compiled within each
     /// layer, whose layer is counted only after the compilation within it: there the
     /// prediction cost sudokuGrade1 and chinook their fifth layer, which the old way finished
