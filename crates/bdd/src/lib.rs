@@ -707,20 +707,18 @@ pub trait BddEngine: Sized + Send + Sync {
 /// installed before ([`arm_stop`]).
 pub struct StopArmed<'a, E: BddEngine> {
     engine: &'a E,
-    before: Option<Option<StopCheck>>,
+    before: Option<StopCheck>,
 }
 
 /// Installs `check` on `e` ([`BddEngine::set_stop_check`]) until the returned value is dropped.
 pub fn arm_stop<E: BddEngine>(e: &E, check: StopCheck) -> StopArmed<'_, E> {
-    let before = Some(e.set_stop_check(Some(check)));
+    let before = e.set_stop_check(Some(check));
     StopArmed { engine: e, before }
 }
 
 impl<E: BddEngine> Drop for StopArmed<'_, E> {
     fn drop(&mut self) {
-        if let Some(before) = self.before.take() {
-            self.engine.set_stop_check(before);
-        }
+        self.engine.set_stop_check(self.before.take());
     }
 }
 

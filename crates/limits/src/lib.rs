@@ -135,22 +135,11 @@ impl<'a> Guard<'a> {
     /// (a limit of zero is up at once), `Err(MemoryLimit)` when the resident memory passed
     /// [`Limits::max_resident_bytes`] (read at most every 50 ms: see [`Guard::check_resident`]).
     pub fn check(&self) -> Result<(), StopReason> {
-        if self.limits.cancelled() {
-            return Err(StopReason::Cancelled);
+        let cancel = self.limits.cancel.as_deref();
+        match why_stop(cancel, self.deadline(), self.limits.max_resident_bytes) {
+            Some(why) => Err(why),
+            None => Ok(()),
         }
-        if self
-            .limits
-            .time_limit
-            .is_some_and(|t| self.time_from.elapsed() >= t)
-        {
-            return Err(StopReason::TimeLimit);
-        }
-        if let Some(max) = self.limits.max_resident_bytes {
-            if recent_resident_bytes().is_some_and(|now| now > max) {
-                return Err(StopReason::MemoryLimit);
-            }
-        }
-        Ok(())
     }
 
     /// What [`Guard::check`] answers, as a check that owns what it reads (the cancel flag, the
@@ -159,20 +148,7 @@ impl<'a> Guard<'a> {
         let cancel = self.limits.cancel.clone();
         let deadline = self.deadline();
         let max_resident = self.limits.max_resident_bytes;
-        Arc::new(move || {
-            if cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
-                return Some(StopReason::Cancelled);
-            }
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                return Some(StopReason::TimeLimit);
-            }
-            match max_resident {
-                Some(max) if recent_resident_bytes().is_some_and(|now| now > max) => {
-                    Some(StopReason::MemoryLimit)
-                }
-                _ => None,
-            }
-        })
+        Arc::new(move || why_stop(cancel.as_deref(), deadline, max_resident))
     }
 
     /// `Err(NodeLimit)` when `nodes` exceeds [`Limits::max_nodes`].
@@ -209,6 +185,28 @@ impl<'a> Guard<'a> {
             Some(max) if bytes > max => Err(StopReason::MemoryLimit),
             _ => Ok(()),
         }
+    }
+}
+
+/// Why a run with these limits must stop now, if it must: the cancel flag raised, the deadline
+/// passed (a limit of zero is up at once), or the resident memory past `max_resident` (read at
+/// most every 50 ms).
+fn why_stop(
+    cancel: Option<&AtomicBool>,
+    deadline: Option<Instant>,
+    max_resident: Option<u64>,
+) -> Option<StopReason> {
+    if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        return Some(StopReason::Cancelled);
+    }
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        return Some(StopReason::TimeLimit);
+    }
+    match max_resident {
+        Some(max) if recent_resident_bytes().is_some_and(|now| now > max) => {
+            Some(StopReason::MemoryLimit)
+        }
+        _ => None,
     }
 }
 
