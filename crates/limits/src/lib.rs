@@ -188,6 +188,12 @@ impl<'a> Guard<'a> {
     }
 }
 
+/// A stop check that answers [`StopReason::TimeLimit`] from `at` on (a deadline of a part of a
+/// run, such as its set-up, where no [`Guard`] holds it).
+pub fn deadline_check(at: Instant) -> StopCheck {
+    Arc::new(move || why_stop(None, Some(at), None))
+}
+
 /// Why a run with these limits must stop now, if it must: the cancel flag raised, the deadline
 /// passed (a limit of zero is up at once), or the resident memory past `max_resident` (read at
 /// most every 50 ms).
@@ -257,6 +263,33 @@ pub fn machine_memory() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A guard's stop check answers what its `check` answers, and goes on answering once the
+    /// cancel flag is raised; a deadline check answers the time limit from its instant on.
+    #[test]
+    fn stop_checks_answer_as_the_guard_does() {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let limits = Limits {
+            time_limit: Some(Duration::from_secs(60)),
+            cancel: Some(cancel.clone()),
+            ..Limits::default()
+        };
+        let guard = Guard::new(&limits);
+        let check = guard.stop_check();
+        assert_eq!(check(), None);
+        cancel.store(true, Ordering::Relaxed);
+        assert_eq!(check(), Some(StopReason::Cancelled));
+        assert_eq!(guard.check(), Err(StopReason::Cancelled));
+        let up = Limits {
+            time_limit: Some(Duration::ZERO),
+            ..Limits::default()
+        };
+        assert_eq!(Guard::new(&up).stop_check()(), Some(StopReason::TimeLimit));
+        let past = deadline_check(Instant::now());
+        assert_eq!(past(), Some(StopReason::TimeLimit));
+        let later = deadline_check(Instant::now() + Duration::from_secs(60));
+        assert_eq!(later(), None);
+    }
 
     #[test]
     fn a_coarse_deadline_passes_with_the_precise_one() {

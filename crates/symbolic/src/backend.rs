@@ -3,10 +3,7 @@
 //! search ([`GameJob`]). Every search that picks its engine at run time goes through
 //! [`Setup::run`].
 
-use std::sync::Arc;
-use std::time::Instant;
-
-use symgame_bdd::{Backend, BddEngine, EngineConfig, EngineJob, StopCheck};
+use symgame_bdd::{Backend, BddEngine, EngineConfig, EngineJob};
 use symgame_ground::GroundGame;
 
 use crate::encoding::Encoding;
@@ -105,12 +102,8 @@ where
         } = self.setup;
         // The compilation's operations stop from inside at the set-up's deadline (the run's):
         // one relation could run far past it (snakeParallel's ran until the watchdog).
-        let armed = opts.setup_deadline.map(|at| {
-            let check: StopCheck = Arc::new(move || {
-                (Instant::now() >= at).then_some(symgame_limits::StopReason::TimeLimit)
-            });
-            symgame_bdd::arm_stop(&engine, check)
-        });
+        let armed = (opts.setup_deadline)
+            .map(|at| symgame_bdd::arm_stop(&engine, symgame_limits::deadline_check(at)));
         let g = SymbolicGame::new(&engine, game, encoding, opts);
         drop(armed);
         self.job.run(&g?)

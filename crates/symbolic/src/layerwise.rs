@@ -297,10 +297,9 @@ impl Layerwise {
                 };
                 // The race's deadline stops its operations from inside too (with the run's).
                 let raced = until.zip(guard).map(|(t, g)| {
-                    let run = g.stop_check();
-                    let check: symgame_bdd::StopCheck = std::sync::Arc::new(move || {
-                        run().or((std::time::Instant::now() >= t).then_some(StopReason::TimeLimit))
-                    });
+                    let (run, late) = (g.stop_check(), symgame_limits::deadline_check(t));
+                    let check: symgame_bdd::StopCheck =
+                        std::sync::Arc::new(move || run().or_else(|| late()));
                     symgame_bdd::arm_stop(e, check)
                 });
                 let tried = crate::move_vars::image(

@@ -649,5 +649,17 @@ mod tests {
             node_capacity: 1 << 16,
         };
         assert_eq!(stop(SymbolicError::Bdd(full)), StopReason::OutOfMemory);
+        // An operation stopped from inside by the limits keeps their reason, also where it
+        // reaches the search as an engine error.
+        let inside = || BddError::Stopped(StopReason::Cancelled);
+        assert_eq!(stop(SymbolicError::Bdd(inside())), StopReason::Cancelled);
+        let Interrupt::Stop(why) = Interrupt::from(inside());
+        assert_eq!(why, StopReason::Cancelled);
+        let full = BddError::OutOfMemory {
+            backend: symgame_bdd::Backend::Oxidd,
+            node_capacity: 1 << 16,
+        };
+        let Interrupt::Stop(why) = Interrupt::from(full);
+        assert_eq!(why, StopReason::OutOfMemory);
     }
 }
