@@ -32,6 +32,7 @@ struct Report<'a> {
 }
 
 pub fn run(a: Args) -> Result<(), Failure> {
+    crate::signals::watch_inside("one step of the explicit reasoner");
     let clock = a.time.start();
     let game = a.game.load(None)?;
     let reasoner = Reasoner::new(&game);

@@ -82,6 +82,19 @@ fn grounding_message(limit: f64, grace: f64) -> Option<String> {
     Some(symgame_gdl::Error::at(kind, source, span, message).to_string())
 }
 
+/// What the watchdog says a run past its limit is stuck inside: "one BDD operation" unless
+/// the command says otherwise ([`watch_inside`]).
+fn inside() -> &'static Mutex<&'static str> {
+    static INSIDE: Mutex<&'static str> = Mutex::new("one BDD operation");
+    &INSIDE
+}
+
+/// Names what a run past its limit is stuck inside, for the watchdog's message: `explore`
+/// uses no BDD, so its one long step is the explicit reasoner's.
+pub fn watch_inside(what: &'static str) {
+    *inside().lock().unwrap_or_else(|e| e.into_inner()) = what;
+}
+
 /// Registers (replacing any earlier one) what the watchdog prints before it ends the run.
 pub fn on_watchdog(f: impl Fn() + Send + 'static) {
     let mut slot = last_words().lock().unwrap_or_else(|e| e.into_inner());
@@ -116,9 +129,10 @@ pub fn start_watchdog(limit: Duration) {
             } else {
                 "nothing more is reported"
             };
+            let what = *inside().lock().unwrap_or_else(|e| e.into_inner());
             eprintln!(
-                "symgame: stopped: time limit of {limit} s reached inside one BDD operation, which \
-                 had not returned {grace:.0} s later; {more}"
+                "symgame: stopped: time limit of {limit} s reached inside {what}, which had not \
+                 returned {grace:.0} s later; {more}"
             );
             std::process::exit(EXIT_LIMIT.into());
         });

@@ -17,8 +17,8 @@
 //! the next states are expected to take change propagation again (and now and then, to
 //! measure it again); the values are the same either way.
 
+use crate::csr::{read, Csr};
 use crate::dirty::Dirty;
-use crate::incremental::{read, Csr};
 use crate::program::Program;
 use crate::State;
 
@@ -255,7 +255,7 @@ impl DeltaNet {
             for k in a as usize..b as usize {
                 w.dirty.unmark(k);
             }
-            self.prog.fixpoint(run, vals);
+            self.prog.fixpoint((a, b), vals);
             // (at least one pass over the run's literals: counted as visits)
             w.visits += run
                 .iter()

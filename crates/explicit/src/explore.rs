@@ -177,6 +177,14 @@ pub fn explore(
                 r.next_state_into(&s, &joint, &mut t);
                 result.updates += 1;
                 seen.insert(&t.0);
+                // Also within a state: one of four roles with a hundred moves each has 10^8
+                // joint moves (knightwar ran 5 s past its limit in one state).
+                if result.updates.is_multiple_of(1 << 16) {
+                    if let Some(why) = stop_check(seen.len as u64) {
+                        result.stopped = Some(why);
+                        return result;
+                    }
+                }
                 if !next_joint(&mut idx, &legal) {
                     break;
                 }

@@ -31,6 +31,7 @@
 
 mod specialize;
 
+use crate::csr::{read, Csr};
 use crate::dirty::Dirty;
 use crate::program::Program;
 use crate::State;
@@ -146,36 +147,6 @@ const FAR: f32 = 4.0;
 /// The cost of a reader entry visited by change propagation (count update, mark, decision,
 /// restore) in literals read by a residual program.
 const VISIT_COST: f32 = 4.0;
-
-/// A compressed map from signals to values: `vals[start[s]..start[s + 1]]` for signal `s`.
-#[derive(Debug)]
-pub(crate) struct Csr {
-    start: Vec<u32>,
-    vals: Vec<u32>,
-}
-
-impl Csr {
-    /// From (signal, value) pairs, in the order of the values for each signal.
-    pub(crate) fn new(num_signals: usize, mut pairs: Vec<(u32, u32)>) -> Csr {
-        pairs.sort_unstable();
-        let mut start = vec![0; num_signals + 1];
-        for &(s, _) in &pairs {
-            start[s as usize + 1] += 1;
-        }
-        for s in 0..num_signals {
-            start[s + 1] += start[s];
-        }
-        Csr {
-            start,
-            vals: pairs.into_iter().map(|p| p.1).collect(),
-        }
-    }
-
-    #[inline]
-    pub(crate) fn get(&self, s: u32) -> &[u32] {
-        &self.vals[self.start[s as usize] as usize..self.start[s as usize + 1] as usize]
-    }
-}
 
 /// The compiled `next` cone, split into its move-independent and move-dependent parts.
 #[derive(Debug)]
@@ -597,7 +568,7 @@ impl NextPlan {
             let run = &self.dep.instrs[a as usize..b as usize];
             work.old.clear();
             work.old.extend(run.iter().map(|i| vals[i.out as usize]));
-            self.dep.fixpoint(run, vals);
+            self.dep.fixpoint((a, b), vals);
             let mut new = std::mem::take(&mut work.old);
             for (k, i) in run.iter().enumerate() {
                 std::mem::swap(&mut vals[i.out as usize], &mut new[k]);
@@ -638,9 +609,4 @@ impl NextPlan {
     pub(crate) fn num_cyclic_runs(&self) -> usize {
         self.dep.runs.iter().filter(|r| r.2).count()
     }
-}
-
-#[inline]
-pub(crate) fn read(vals: &[u8], code: u32) -> bool {
-    vals[(code >> 1) as usize] ^ (code & 1) as u8 != 0
 }

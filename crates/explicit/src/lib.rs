@@ -15,6 +15,7 @@
 //! Architecture invariant: depends only on `symgame-ground` (and the standard library); never
 //! on BDD code.
 
+mod csr;
 mod delta;
 mod dirty;
 mod explore;

@@ -1,7 +1,8 @@
 //! [`Reasoner`]: the compiled evaluator of a ground game, with its per-clone scratch space.
 
+use crate::csr::read;
 use crate::delta::{DeltaNet, DeltaWork};
-use crate::incremental::{read, Base, NextPlan, Work, BUDGET};
+use crate::incremental::{Base, NextPlan, Work, BUDGET};
 use crate::program::Program;
 use crate::State;
 use std::cell::RefCell;

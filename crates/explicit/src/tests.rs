@@ -280,3 +280,70 @@ fn state_cones_by_change_propagation_match_a_full_evaluation() {
     let checked = check_state_cones("cyclic state", &game, 6, 5000);
     assert!(checked > 1000, "only {checked} states checked");
 }
+
+/// The least fixpoint of a cyclic run by propagation gives every signal the value iteration
+/// gives, on random inputs (fluents and moves) of games with recursion in their `next`,
+/// legal and terminal cones.
+#[test]
+fn cyclic_runs_by_propagation_match_iteration() {
+    let mut rng = 0x2545_F491_4F6C_DD1Du64;
+    let mut random = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    for text in [CYCLIC, CYCLIC_STATE] {
+        let game = from_text(text);
+        let c = &game.circuit;
+        let mut roots: Vec<symgame_ground::Lit> = game.next.clone();
+        roots.push(game.terminal);
+        roots.extend(game.legal.iter().flatten().copied());
+        roots.extend(game.goals.iter().flatten().map(|&(_, l)| l));
+        let prog = Program::compile(c, &roots);
+        assert!(prog.num_monotone_runs() > 0, "a cyclic run is propagated");
+        // the constant, the fluents and the moves come before the gates' signals
+        let inputs = c.gate_signal(0) as usize;
+        for _ in 0..2000 {
+            let mut vals = vec![0u8; c.num_signals()];
+            vals[0] = 1;
+            // sparse inputs, as states and joint moves are
+            for v in &mut vals[1..inputs] {
+                *v = u8::from(random() % 3 == 0);
+            }
+            let mut iterated = vals.clone();
+            prog.run(&mut vals);
+            prog.run_iterated(&mut iterated);
+            assert_eq!(vals, iterated);
+        }
+    }
+}
+
+/// A limit stops `explore` inside one state's joint moves, not only between states: three
+/// roles of 200 moves each give the initial state 8 million joint moves, each to a new state.
+#[test]
+fn explore_stops_at_a_limit_inside_one_state() {
+    let nums: String = (1..=200).map(|x| format!("(num {x}) ")).collect();
+    let text = format!(
+        "(role a) (role b) (role c) {nums}
+         (init (start))
+         (<= (legal ?r (pick ?x)) (role ?r) (num ?x))
+         (<= (next (picked ?r ?x)) (does ?r (pick ?x)))
+         (<= terminal (not (true (start))))
+         (<= (goal ?r 0) (role ?r))"
+    );
+    let game = from_text(&text);
+    let r = Reasoner::new(&game);
+    let limits = crate::Limits {
+        max_states: Some(1000),
+        ..Default::default()
+    };
+    let e = crate::explore(&r, &limits, |_| {});
+    assert_eq!(e.stopped, Some(symgame_limits::StopReason::StateLimit));
+    assert!(e.layers.is_empty(), "the first layer was not finished");
+    assert!(
+        e.updates < 1 << 20,
+        "{} of the 8,000,000 joint moves applied before the limit was seen",
+        e.updates
+    );
+}
