@@ -95,6 +95,16 @@ pub fn watch_inside(what: &'static str) {
     *inside().lock().unwrap_or_else(|e| e.into_inner()) = what;
 }
 
+/// The watchdog's message when the run is stuck past its limit in one step (not grounding),
+/// naming the step ([`watch_inside`]) and what was reported (`more`).
+fn stuck_message(limit: f64, grace: f64, more: &str) -> String {
+    let what = *inside().lock().unwrap_or_else(|e| e.into_inner());
+    format!(
+        "symgame: stopped: time limit of {limit} s reached inside {what}, which had not \
+         returned {grace:.0} s later; {more}"
+    )
+}
+
 /// Registers (replacing any earlier one) what the watchdog prints before it ends the run.
 pub fn on_watchdog(f: impl Fn() + Send + 'static) {
     let mut slot = last_words().lock().unwrap_or_else(|e| e.into_inner());
@@ -129,11 +139,7 @@ pub fn start_watchdog(limit: Duration) {
             } else {
                 "nothing more is reported"
             };
-            let what = *inside().lock().unwrap_or_else(|e| e.into_inner());
-            eprintln!(
-                "symgame: stopped: time limit of {limit} s reached inside {what}, which had not \
-                 returned {grace:.0} s later; {more}"
-            );
+            eprintln!("{}", stuck_message(limit, grace, more));
             std::process::exit(EXIT_LIMIT.into());
         });
     });
@@ -142,6 +148,20 @@ pub fn start_watchdog(limit: Duration) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_watchdog_names_the_step_the_command_is_inside() {
+        let message = stuck_message(10.0, 5.0, "nothing more is reported");
+        assert!(message.contains("inside one BDD operation"), "{message}");
+        watch_inside("one step of the explicit reasoner");
+        let message = stuck_message(10.0, 5.0, "nothing more is reported");
+        watch_inside("one BDD operation");
+        assert_eq!(
+            message,
+            "symgame: stopped: time limit of 10 s reached inside one step of the explicit \
+             reasoner, which had not returned 5 s later; nothing more is reported"
+        );
+    }
 
     #[test]
     fn the_watchdog_names_the_rule_grounding_is_stuck_in() {
