@@ -126,12 +126,21 @@ fn cross_check(path: &FsPath, max_states: u64) -> Option<u64> {
             Some(50),
         ),
         // Compiled within each layer (no condition may be compiled once over all states),
-        // with conditions cut to the layer when large, and always.
+        // with conditions cut to the layer when large, always, and never.
         (Backend::Biodivine, layerwise.clone(), None),
         (
             Backend::Oxidd,
             SymbolicOptions {
                 layerwise_cut_nodes: 0,
+                ..layerwise.clone()
+            },
+            None,
+        ),
+        // ... and never (every gate exact: the counts must not depend on where gates are cut).
+        (
+            Backend::Biodivine,
+            SymbolicOptions {
+                layerwise_cut_nodes: usize::MAX,
                 ..layerwise.clone()
             },
             None,
