@@ -136,7 +136,8 @@ fn cross_check(path: &FsPath, max_states: u64) -> Option<u64> {
             },
             None,
         ),
-        // ... and never (every gate exact: the counts must not depend on where gates are cut).
+        // ... and never (every gate exact but a cyclic block's, which is always cut): the counts
+        // must not depend on where gates are cut.
         (
             Backend::Biodivine,
             SymbolicOptions {
