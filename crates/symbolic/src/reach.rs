@@ -366,9 +366,15 @@ impl ReachStats {
     }
 }
 
-/// What a search reports after a layer: whether the moves of a game compiled within each layer
-/// were taken one role at a time, and how many later layers were expanded state by state.
-fn note_layers<E: BddEngine>(g: &SymbolicGame<'_, E>, stats: &mut ReachStats) {
+/// After a layer: the table collected if due ([`LayerCollector`]), and what the search reports,
+/// whether the moves of a game compiled within each layer were taken one role at a time, and
+/// how many later layers were expanded state by state.
+fn note_layers<E: BddEngine>(
+    g: &SymbolicGame<'_, E>,
+    stats: &mut ReachStats,
+    collector: &mut LayerCollector,
+) {
+    collector.collect(g.engine());
     if let Some(l) = g.layerwise() {
         if l.factored.load(std::sync::atomic::Ordering::Relaxed) {
             stats.partitioning = FACTORED.to_string();
@@ -428,6 +434,7 @@ pub(crate) fn reach_impl<E: BddEngine>(
     // Seconds of the earlier sittings of a resumed search.
     let earlier = stats.layers.last().map_or(0.0, |l| l.seconds);
     let slicer = ReachSlicer::for_search(g, slicing, store.as_deref());
+    let mut between_layers = LayerCollector::default();
     while !e.is_false(&bfs.frontier) && !g.assumption_broken() {
         let k = stats.layers.len();
         let (states, nodes) = g.count_and_nodes(&bfs.frontier);
@@ -443,9 +450,8 @@ pub(crate) fn reach_impl<E: BddEngine>(
                 break;
             }
         };
-        // The layer's row is added, and reported, as soon as its non-terminal states are known
-        // (before its image, which may not finish within the limits, or even return before
-        // the watchdog ends the process): its states and terminal states are final then.
+        // The layer's row is added and reported once its non-terminal states are known, before
+        // its image (which may not finish within the limits): its figures are final then.
         let mut counted = false;
         let mut count_layer = |expand: &E::Bdd| {
             let terminal = &states - g.count(expand);
@@ -507,7 +513,7 @@ pub(crate) fn reach_impl<E: BddEngine>(
                     layers.push(done);
                 }
                 bfs.expand = new_expand;
-                note_layers(g, &mut stats);
+                note_layers(g, &mut stats, &mut between_layers);
                 progress(&stats);
             }
             Err(Interrupt::Stop(why)) => {
@@ -540,6 +546,35 @@ pub(crate) fn reach_impl<E: BddEngine>(
         layers,
         seconds,
     )
+}
+
+/// Garbage collection between two layers of a search, once the shared node table (oxidd) is
+/// half full of nodes, and a quarter of it more than the last collection left.
+///
+/// oxidd collects by itself only when the table is 95 % full, which in a large search happens
+/// inside a layer's image, and each collection empties the apply cache, so the image goes on
+/// without the results it had cached. Collected between layers, the next image starts with
+/// room (what the cache loses then is mostly the last layer's, of little use to the next).
+/// Connect Four 7×6, ply 28: 447 s of wall time on two threads with the table full of the
+/// earlier plies' dead nodes, 244 s on one thread in a sitting resumed from ply 27's file,
+/// whose table held no garbage (`docs/solving.md`).
+#[derive(Default)]
+struct LayerCollector {
+    /// Nodes the last collection left in the table.
+    left: usize,
+}
+
+impl LayerCollector {
+    fn collect<E: BddEngine>(&mut self, e: &E) {
+        let stats = e.stats();
+        let (Some(nodes), Some(capacity)) = (stats.live_nodes, stats.node_capacity) else {
+            return;
+        };
+        if nodes > capacity / 2 && nodes > self.left.saturating_add(capacity / 4) {
+            e.gc();
+            self.left = e.live_nodes().unwrap_or(0);
+        }
+    }
 }
 
 /// The result of a search from its figures, the union of its finished layers if kept, and
@@ -631,6 +666,60 @@ impl<F: FnMut(&ReachStats)> GameJob<ReachStats, SymbolicError> for KeptReachJob<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Between layers, the table is collected once it is half full (and a quarter more than
+    /// the last collection left), not before, and a live set is kept.
+    #[test]
+    fn the_table_is_collected_between_layers_once_half_full() {
+        use symgame_bdd::{EngineConfig, OxiddEngine};
+        let cfg = EngineConfig {
+            threads: 1,
+            node_capacity: 1 << 16,
+            cache_capacity: 1 << 10,
+        };
+        let e = OxiddEngine::new(40, &cfg).expect("an engine");
+        let capacity = e.stats().node_capacity.expect("oxidd's capacity");
+        // A set kept alive: a chain of 20 variables.
+        let kept = (0..20).try_fold(e.constant(true), |f, v| e.and(&f, &e.var(v)));
+        let kept = kept.expect("a chain");
+        let kept_nodes = e.node_count(&kept);
+        // Dead nodes: XORs of pseudo-random two-literal clauses, dropped at once.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut garbage = |n: u32| {
+            for _ in 0..n {
+                let f = (0..12).try_fold(e.constant(false), |f, _| {
+                    seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    let (a, b) = ((seed >> 33) as u32 % 40, (seed >> 45) as u32 % 40);
+                    let c = e.and(&e.var(a), &e.not(&e.var(b))?)?;
+                    e.xor(&f, &c)
+                });
+                drop(f.expect("within the table"));
+            }
+        };
+        let mut collector = LayerCollector::default();
+        garbage(20);
+        let before = e.stats();
+        assert!(before.live_nodes.unwrap() < capacity / 2, "{before:?}");
+        collector.collect(&e);
+        assert_eq!(e.stats().gc_runs, before.gc_runs, "collected below half");
+        for _ in 0..1000 {
+            if e.live_nodes().unwrap() > capacity / 2 + capacity / 8 {
+                break;
+            }
+            garbage(5);
+        }
+        let full = e.stats();
+        collector.collect(&e);
+        let after = e.stats();
+        assert_eq!(after.gc_runs, full.gc_runs + 1, "not collected at {full:?}");
+        assert!(after.live_nodes.unwrap() < capacity / 4, "{after:?}");
+        assert_eq!(collector.left, after.live_nodes.unwrap());
+        assert_eq!(e.node_count(&kept), kept_nodes);
+        assert!(e.implies(&kept, &e.var(19)).unwrap());
+        // Right after a collection, with no new garbage: none again.
+        collector.collect(&e);
+        assert_eq!(e.stats().gc_runs, after.gc_runs);
+    }
 
     /// A deadline inside a layer's compilation, or the engine out of nodes, with the guard's
     /// limits not yet passed: the time limit and the node table, each by its own name.
