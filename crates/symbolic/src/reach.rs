@@ -366,15 +366,9 @@ impl ReachStats {
     }
 }
 
-/// After a layer: the table collected if due ([`LayerCollector`]), and what the search reports,
-/// whether the moves of a game compiled within each layer were taken one role at a time, and
-/// how many later layers were expanded state by state.
-fn note_layers<E: BddEngine>(
-    g: &SymbolicGame<'_, E>,
-    stats: &mut ReachStats,
-    collector: &mut LayerCollector,
-) {
-    collector.collect(g.engine());
+/// What a search reports after a layer: whether the moves of a game compiled within each layer
+/// were taken one role at a time, and how many later layers were expanded state by state.
+fn note_layers<E: BddEngine>(g: &SymbolicGame<'_, E>, stats: &mut ReachStats) {
     if let Some(l) = g.layerwise() {
         if l.factored.load(std::sync::atomic::Ordering::Relaxed) {
             stats.partitioning = FACTORED.to_string();
@@ -434,7 +428,6 @@ pub(crate) fn reach_impl<E: BddEngine>(
     // Seconds of the earlier sittings of a resumed search.
     let earlier = stats.layers.last().map_or(0.0, |l| l.seconds);
     let slicer = ReachSlicer::for_search(g, slicing, store.as_deref());
-    let mut between_layers = LayerCollector::default();
     while !e.is_false(&bfs.frontier) && !g.assumption_broken() {
         let k = stats.layers.len();
         let (states, nodes) = g.count_and_nodes(&bfs.frontier);
@@ -513,7 +506,8 @@ pub(crate) fn reach_impl<E: BddEngine>(
                     layers.push(done);
                 }
                 bfs.expand = new_expand;
-                note_layers(g, &mut stats, &mut between_layers);
+                bfs.collector.collect(e);
+                note_layers(g, &mut stats);
                 progress(&stats);
             }
             Err(Interrupt::Stop(why)) => {
@@ -546,35 +540,6 @@ pub(crate) fn reach_impl<E: BddEngine>(
         layers,
         seconds,
     )
-}
-
-/// Garbage collection between two layers of a search, once the shared node table (oxidd) is
-/// half full of nodes, and a quarter of it more than the last collection left.
-///
-/// oxidd collects by itself only when the table is 95 % full, which in a large search happens
-/// inside a layer's image, and each collection empties the apply cache, so the image goes on
-/// without the results it had cached. Collected between layers, the next image starts with
-/// room (what the cache loses then is mostly the last layer's, of little use to the next).
-/// Connect Four 7×6, ply 28: 447 s of wall time on two threads with the table full of the
-/// earlier plies' dead nodes, 244 s on one thread in a sitting resumed from ply 27's file,
-/// whose table held no garbage (`docs/solving.md`).
-#[derive(Default)]
-struct LayerCollector {
-    /// Nodes the last collection left in the table.
-    left: usize,
-}
-
-impl LayerCollector {
-    fn collect<E: BddEngine>(&mut self, e: &E) {
-        let stats = e.stats();
-        let (Some(nodes), Some(capacity)) = (stats.live_nodes, stats.node_capacity) else {
-            return;
-        };
-        if nodes > capacity / 2 && nodes > self.left.saturating_add(capacity / 4) {
-            e.gc();
-            self.left = e.live_nodes().unwrap_or(0);
-        }
-    }
 }
 
 /// The result of a search from its figures, the union of its finished layers if kept, and
@@ -671,6 +636,7 @@ mod tests {
     /// the last collection left), not before, and a live set is kept.
     #[test]
     fn the_table_is_collected_between_layers_once_half_full() {
+        use crate::bfs::LayerCollector;
         use symgame_bdd::{EngineConfig, OxiddEngine};
         let cfg = EngineConfig {
             threads: 1,
@@ -719,6 +685,25 @@ mod tests {
         // Right after a collection, with no new garbage: none again.
         collector.collect(&e);
         assert_eq!(e.stats().gc_runs, after.gc_runs);
+        // Over half full of live nodes: no collection again until a quarter of the table more
+        // is allocated (it would free nothing).
+        let mut live = Vec::new();
+        for _ in 0..100_000 {
+            if collector.left > capacity / 2 {
+                break;
+            }
+            let f = (0..12).try_fold(e.constant(false), |f, _| {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let (a, b) = ((seed >> 33) as u32 % 40, (seed >> 45) as u32 % 40);
+                e.xor(&f, &e.and(&e.var(a), &e.var(b))?)
+            });
+            live.push(f.expect("within the table"));
+            collector.collect(&e);
+        }
+        assert!(collector.left > capacity / 2, "{:?}", e.stats());
+        let runs = e.stats().gc_runs;
+        collector.collect(&e);
+        assert_eq!(e.stats().gc_runs, runs, "collected again in vain");
     }
 
     /// A deadline inside a layer's compilation, or the engine out of nodes, with the guard's
