@@ -12,6 +12,12 @@ impl Csr {
     /// From (signal, value) pairs, in the order of the values for each signal.
     pub(crate) fn new(num_signals: usize, mut pairs: Vec<(u32, u32)>) -> Csr {
         pairs.sort_unstable();
+        Csr::from_sorted(num_signals, pairs)
+    }
+
+    /// From (signal, value) pairs sorted by signal, each signal's values in the order given.
+    pub(crate) fn from_sorted(num_signals: usize, pairs: Vec<(u32, u32)>) -> Csr {
+        debug_assert!(pairs.windows(2).all(|w| w[0].0 <= w[1].0));
         let mut start = vec![0; num_signals + 1];
         for &(s, _) in &pairs {
             start[s as usize + 1] += 1;

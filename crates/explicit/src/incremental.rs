@@ -29,12 +29,14 @@
 //! readers of each signal), so no memory bound or fallback is needed, unlike lists of the gates
 //! reachable from each move (quadratic in the worst case).
 
+mod guard;
 mod specialize;
 
 use crate::csr::{read, Csr};
 use crate::dirty::Dirty;
 use crate::program::Program;
 use crate::State;
+use guard::reader_index;
 use specialize::Specialized;
 pub(crate) use specialize::BUDGET;
 use symgame_ground::GroundGame;
@@ -53,6 +55,9 @@ struct Counted {
     /// Whether the gate is in a cyclic run (kept here rather than read from
     /// [`NextPlan::cyclic`]: change propagation checks it for every reader it visits).
     cyclic: bool,
+    /// Its guard: a fluent (its signal) without which no joint move changes the gate (an AND
+    /// reading it, an OR reading its negation), or 0 (signal 0 is constant true).
+    guard: u32,
 }
 
 impl Counted {
@@ -77,6 +82,9 @@ pub(crate) struct Base {
     stamp: u32,
     /// The next state with every move signal false.
     next: State,
+    /// The fluents true in the state (their signals, ascending): the guards whose readers
+    /// change propagation visits ([`NextPlan::live_readers`]).
+    live: Vec<u32>,
 }
 
 /// The counts of one acyclic gate of [`NextPlan::dep`].
@@ -160,8 +168,19 @@ pub(crate) struct NextPlan {
     /// Per instruction of `dep`: `(first, end)` of its cyclic run, or `(0, 0)`.
     cyclic: Vec<(u32, u32)>,
     /// Per signal: the readers among the instructions of `dep`, `j << 1 | negated` (one entry
-    /// per literal of a gate, after merging duplicate literals).
+    /// per literal of a gate, after merging duplicate literals), those without a guard first,
+    /// then by guard (see [`Counted::guard`]).
     readers: Csr,
+    /// Per signal whose readers are indexed by guard ([`guard::INDEXED_READERS`]): the number of its
+    /// readers without a guard, then per guard its fluent's signal and the end of its readers
+    /// (ascending by guard); empty for the others.
+    groups: Csr,
+    /// Whether some signal's readers are indexed by guard (then each state's true fluents are
+    /// listed in [`Base::live`]).
+    any_indexed: bool,
+    /// A bit per signal: whether its readers are indexed by guard (a bit rather than
+    /// `groups`' bounds, read for every signal a joint move changes: a cache line holds 512).
+    indexed: Vec<u64>,
     /// Per signal: the fluents whose `next` literal reads it (move signals and signals of
     /// `dep` only).
     fluents_of: Csr,
@@ -276,13 +295,25 @@ impl NextPlan {
                     pairs.push((s, (j as u32) << 1 | (l & 1)));
                 }
             }
+            let and = dep.is_and(i);
+            // A fluent false in a state keeps an AND that reads it false, and one true keeps
+            // an OR that reads its negation true, under every joint move.
+            let guard = own
+                .iter()
+                .find(|&&l| {
+                    let s = l >> 1;
+                    (1..first_move).contains(&s) && (l & 1 == 1) != and
+                })
+                .filter(|_| cyclic[j].1 == 0)
+                .map_or(0, |&l| l >> 1);
             counted.push(Counted {
                 start,
                 n: lits.len() as u32 - start,
                 offset,
                 len: own.len() as u32,
-                and: dep.is_and(i),
+                and,
                 cyclic: cyclic[j].1 != 0,
+                guard,
             });
         }
         let next: Vec<u32> = game.next.iter().map(|l| l.code()).collect();
@@ -292,7 +323,23 @@ impl NextPlan {
             .map(|(f, &l)| (l >> 1, f as u32))
             .filter(|&(s, _)| (first_move..end_move).contains(&s) || dep_of[s as usize] != u32::MAX)
             .collect();
-        let readers = Csr::new(num_signals, pairs);
+        let (readers, groups) = reader_index(num_signals, pairs, &counted);
+        // Only a gate some indexed signal may skip needs its guard checked on every other way
+        // to it (so that it is never counted from a base that misses a change); the others
+        // drop theirs, and their visits skip the check.
+        let mut kept = vec![false; counted.len()];
+        for s in 0..num_signals as u32 {
+            if !groups.get(s).is_empty() {
+                for &r in readers.get(s) {
+                    kept[(r >> 1) as usize] = true;
+                }
+            }
+        }
+        for (c, kept) in counted.iter_mut().zip(kept) {
+            if !kept {
+                c.guard = 0;
+            }
+        }
         let fluents_of = Csr::new(num_signals, fluent_pairs);
         let effect = (first_move..end_move)
             .map(|s| !readers.get(s).is_empty() || !fluents_of.get(s).is_empty())
@@ -302,6 +349,17 @@ impl NextPlan {
             lits,
             cyclic,
             readers,
+            any_indexed: (0..num_signals as u32).any(|s| !groups.get(s).is_empty()),
+            indexed: {
+                let mut bits = vec![0u64; num_signals.div_ceil(64)];
+                for s in 0..num_signals {
+                    if !groups.get(s as u32).is_empty() {
+                        bits[s / 64] |= 1 << (s % 64);
+                    }
+                }
+                bits
+            },
+            groups,
             fluents_of,
             dep,
             next,
@@ -331,6 +389,7 @@ impl NextPlan {
             gates: vec![GateCount::default(); self.dep.instrs.len()],
             stamp: 1,
             next: State::empty(num_fluents),
+            live: Vec::new(),
         };
         for (j, c) in self.base_const.iter().enumerate() {
             if let Some(v) = c {
@@ -391,6 +450,11 @@ impl NextPlan {
             if read(vals, l) {
                 base.next.insert(f);
             }
+        }
+        base.live.clear();
+        if self.any_indexed {
+            base.live
+                .extend((1..self.first_move).filter(|&s| vals[s as usize] != 0));
         }
     }
 
@@ -464,11 +528,11 @@ impl NextPlan {
         // back to the base: the counts of the readers of what changed, and the values (a gate
         // in `changed` changed once: its base value is the other)
         for &m in moves {
-            self.restore_readers(self.first_move + m, base);
+            self.restore_readers(self.first_move + m, vals, base);
         }
         for k in 0..work.changed.len() {
             let out = self.dep.instrs[work.changed[k] as usize].out;
-            self.restore_readers(out, base);
+            self.restore_readers(out, vals, base);
             vals[out as usize] ^= 1;
         }
         for &m in moves {
@@ -489,50 +553,92 @@ impl NextPlan {
         base: &mut Base,
         work: &mut Work,
     ) {
-        let readers = self.readers.get(s);
-        work.visits += readers.len() as u64;
-        for &r in readers {
-            let j = r >> 1;
-            if skip.0 <= j && j < skip.1 {
-                continue;
+        if !self.is_indexed(s) {
+            let readers = self.readers.get(s);
+            work.visits += readers.len() as u64;
+            for &r in readers {
+                self.visit(r, (s, v, skip), vals, (&mut base.gates, base.stamp), work);
             }
-            let j = j as usize;
-            let c = &self.counted[j];
-            if c.cyclic {
-                work.dirty.mark(j);
-                continue;
+            return;
+        }
+        let Base {
+            gates, stamp, live, ..
+        } = base;
+        self.live_readers(s, vals, live, |readers| {
+            work.visits += readers.len() as u64;
+            for &r in readers {
+                self.visit(r, (s, v, skip), vals, (gates, *stamp), work);
             }
-            let g = &mut base.gates[j];
-            if g.stamp != base.stamp {
-                let n = self.base_count(j, s, vals);
-                (g.stamp, g.base, g.now) = (base.stamp, n, n);
-            }
-            // the literal is true now iff `v ^ negated`
-            let old = g.now;
-            let new = if (v ^ (r & 1) as u8) != 0 {
-                old.wrapping_add(1)
-            } else {
-                old.wrapping_sub(1)
-            };
-            g.now = new;
-            // the gate's value can change only if its count reaches or leaves its threshold:
-            // every literal true for an AND, none for an OR (most readers of a move are
-            // conjunctions with a fluent that stays false)
-            let at = if c.and { c.len } else { 0 };
-            if old == at || new == at {
-                work.dirty.mark(j);
-            }
+        });
+    }
+
+    /// [`Self::propagate`]'s step for one reader entry `r` of signal `s`, which now has value
+    /// `v`: adjusts the count of the gate and marks it, unless it is in the cyclic run `skip`
+    /// or its guard is false.
+    #[inline(always)]
+    fn visit(
+        &self,
+        r: u32,
+        (s, v, skip): (u32, u8, (u32, u32)),
+        vals: &[u8],
+        (gates, stamp): (&mut [GateCount], u32),
+        work: &mut Work,
+    ) {
+        let j = r >> 1;
+        if skip.0 <= j && j < skip.1 {
+            return;
+        }
+        let j = j as usize;
+        let c = &self.counted[j];
+        if c.cyclic {
+            work.dirty.mark(j);
+            return;
+        }
+        // a gate whose guard is false keeps its base value (and is never counted: every way
+        // to it skips it)
+        if c.guard != 0 && vals[c.guard as usize] == 0 {
+            return;
+        }
+        let g = &mut gates[j];
+        if g.stamp != stamp {
+            let n = self.base_count(j, s, vals);
+            (g.stamp, g.base, g.now) = (stamp, n, n);
+        }
+        // the literal is true now iff `v ^ negated`
+        let old = g.now;
+        let new = if (v ^ (r & 1) as u8) != 0 {
+            old.wrapping_add(1)
+        } else {
+            old.wrapping_sub(1)
+        };
+        g.now = new;
+        // the gate's value can change only if its count reaches or leaves its threshold: every
+        // literal true for an AND, none for an OR (most readers of a move are conjunctions with
+        // a fluent that stays false)
+        let at = if c.and { c.len } else { 0 };
+        if old == at || new == at {
+            work.dirty.mark(j);
         }
     }
 
     /// Restores the counts of the readers of signal `s`, which changed under the joint move,
     /// to their base.
     #[inline]
-    fn restore_readers(&self, s: u32, base: &mut Base) {
-        for &r in self.readers.get(s) {
-            let g = &mut base.gates[(r >> 1) as usize];
-            g.now = g.base;
+    fn restore_readers(&self, s: u32, vals: &[u8], base: &mut Base) {
+        if !self.is_indexed(s) {
+            for &r in self.readers.get(s) {
+                let g = &mut base.gates[(r >> 1) as usize];
+                g.now = g.base;
+            }
+            return;
         }
+        let Base { gates, live, .. } = base;
+        self.live_readers(s, vals, live, |readers| {
+            for &r in readers {
+                let g = &mut gates[(r >> 1) as usize];
+                g.now = g.base;
+            }
+        });
     }
 
     /// The true literals of the acyclic instruction `j` of `dep` at the base, when a joint
@@ -602,6 +708,14 @@ impl NextPlan {
     #[cfg(test)]
     pub(crate) fn num_specialized(&self) -> usize {
         self.spec.len()
+    }
+
+    /// The number of signals whose readers are indexed by guard.
+    #[cfg(test)]
+    pub(crate) fn num_indexed(&self) -> usize {
+        (0..self.dep_of.len() as u32)
+            .filter(|&s| !self.groups.get(s).is_empty())
+            .count()
     }
 
     /// The number of cyclic runs among the move-dependent gates.

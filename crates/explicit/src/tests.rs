@@ -171,6 +171,84 @@ fn incremental_next_state_matches_with_move_dependent_cycles() {
     assert!(checked > 1000, "only {checked} joint moves checked");
 }
 
+/// A bidding game of two roles moving at once, its rules ground over every coin count: each
+/// bid is read by a conjunction with each count of its bidder's coins (of which one is true in
+/// a state), so change propagation visits only the readers whose fluent guard is true.
+fn bidding_game() -> String {
+    const MAX: u32 = 19;
+    let mut facts = String::new();
+    for c in 0..=MAX {
+        facts += &format!("(count {c}) ");
+        for x in 0..=c {
+            facts += &format!("(spend {c} {x} {}) ", c - x);
+        }
+        for y in 0..c {
+            facts += &format!("(above {c} {y}) ");
+        }
+    }
+    format!(
+        "(role red) (role blue) (other red blue) (other blue red)
+         (step 0 1) (step 1 2) (step 2 3) {facts}
+         (init (coins red {MAX})) (init (coins blue {MAX})) (init (round 0))
+         (<= (legal ?r (bid ?x)) (true (coins ?r ?c)) (spend ?c ?x ?z))
+         (<= (next (coins ?r ?z)) (true (coins ?r ?c)) (does ?r (bid ?x)) (spend ?c ?x ?z))
+         (<= (next (won ?r)) (does ?r (bid ?x)) (other ?r ?o) (does ?o (bid ?y)) (above ?x ?y))
+         (<= (next (won ?r)) (true (won ?r)) (does ?r (bid ?x)) (true (coins ?r ?x)))
+         (<= (next (round ?n)) (true (round ?m)) (step ?m ?n))
+         (<= terminal (true (round 3)))
+         (<= (goal ?r 100) (role ?r) (true (won ?r)))
+         (<= (goal ?r 0) (role ?r) (not (true (won ?r))))"
+    )
+}
+
+#[test]
+fn readers_indexed_by_their_guard_give_the_whole_cones_next_states() {
+    let game = from_text(&bidding_game());
+    let r = Reasoner::new(&game);
+    assert!(
+        r.c.plan.num_indexed() > 0,
+        "no signal has its readers indexed by guard"
+    );
+    let checked = check_game("bidding", &game, 3, 400);
+    assert!(checked > 10_000, "only {checked} joint moves checked");
+}
+
+/// The readers change propagation visits are those without a guard and those whose guard is
+/// true, on random fluents: few true (the guards looked up one by one) and many (the guards
+/// scanned).
+#[test]
+fn live_readers_are_those_whose_guard_is_true() {
+    let game = from_text(&bidding_game());
+    let plan = &Reasoner::new(&game).c.plan;
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+    let mut ways = [0usize; 2];
+    for round in 0..400 {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let dense = round % 2 == 1;
+        let mut vals = vec![0u8; game.circuit.num_signals()];
+        vals[0] = 1;
+        for (f, v) in vals
+            .iter_mut()
+            .enumerate()
+            .take(game.fluents.len() + 1)
+            .skip(1)
+        {
+            let x = rng.rotate_left(f as u32 % 64) ^ (f as u64).wrapping_mul(0x2545_F491);
+            *v = u8::from(if dense {
+                !x.is_multiple_of(3)
+            } else {
+                x.is_multiple_of(17)
+            });
+        }
+        for (_, way) in plan.check_live_readers(&vals) {
+            ways[way] += 1;
+        }
+    }
+    assert!(ways[0] > 0 && ways[1] > 0, "both ways taken: {ways:?}");
+}
+
 /// [`Reachable`](crate::Reachable) walks the states [`explore`](crate::explore) counts, each
 /// once, the initial state first.
 #[test]
