@@ -323,13 +323,13 @@ impl NextPlan {
             .map(|(f, &l)| (l >> 1, f as u32))
             .filter(|&(s, _)| (first_move..end_move).contains(&s) || dep_of[s as usize] != u32::MAX)
             .collect();
-        let (readers, groups) = reader_index(num_signals, pairs, &counted);
+        let (readers, groups, indexed) = reader_index(num_signals, pairs, &counted);
         // Only a gate some indexed signal may skip needs its guard checked on every other way
         // to it (so that it is never counted from a base that misses a change); the others
         // drop theirs, and their visits skip the check.
         let mut kept = vec![false; counted.len()];
         for s in 0..num_signals as u32 {
-            if !groups.get(s).is_empty() {
+            if indexed[s as usize / 64] >> (s % 64) & 1 != 0 {
                 for &r in readers.get(s) {
                     kept[(r >> 1) as usize] = true;
                 }
@@ -349,16 +349,8 @@ impl NextPlan {
             lits,
             cyclic,
             readers,
-            any_indexed: (0..num_signals as u32).any(|s| !groups.get(s).is_empty()),
-            indexed: {
-                let mut bits = vec![0u64; num_signals.div_ceil(64)];
-                for s in 0..num_signals {
-                    if !groups.get(s as u32).is_empty() {
-                        bits[s / 64] |= 1 << (s % 64);
-                    }
-                }
-                bits
-            },
+            any_indexed: indexed.iter().any(|&w| w != 0),
+            indexed,
             groups,
             fluents_of,
             dep,

@@ -14,16 +14,17 @@ use crate::csr::Csr;
 pub(super) const INDEXED_READERS: usize = 16;
 
 /// The readers of each signal from `(signal, reader entry)` pairs, those without a guard first,
-/// then by guard (see [`Counted::guard`]), and their index by guard (see
-/// [`NextPlan::groups`]).
+/// then by guard (see [`Counted::guard`]), their index by guard (see [`NextPlan::groups`]) and
+/// a bit per signal with one (see [`NextPlan::indexed`]).
 pub(super) fn reader_index(
     num_signals: usize,
     mut pairs: Vec<(u32, u32)>,
     counted: &[Counted],
-) -> (Csr, Csr) {
+) -> (Csr, Csr, Vec<u64>) {
     let guard = |r: u32| counted[(r >> 1) as usize].guard;
     pairs.sort_unstable_by_key(|&(s, r)| (s, guard(r), r));
     let mut groups = Vec::new();
+    let mut indexed = vec![0u64; num_signals.div_ceil(64)];
     let mut k = 0;
     while k < pairs.len() {
         let s = pairs[k].0;
@@ -32,6 +33,7 @@ pub(super) fn reader_index(
         let head = list.partition_point(|&(_, r)| guard(r) == 0);
         if list.len() >= INDEXED_READERS && 2 * (list.len() - head) >= list.len() {
             groups.push((s, head as u32));
+            indexed[s as usize / 64] |= 1 << (s % 64);
             let mut i = head;
             while i < list.len() {
                 let g = guard(list[i].1);
@@ -44,7 +46,18 @@ pub(super) fn reader_index(
     (
         Csr::from_sorted(num_signals, pairs),
         Csr::from_sorted(num_signals, groups),
+        indexed,
     )
+}
+
+/// How [`NextPlan::live_readers`] goes through a signal's `readers` indexed by `guards` guards
+/// in a state with `live` true fluents: `None`, all readers (scanning the guards costs a read
+/// per guard, looking the true fluents up about log2 of the guards each, both far less than a
+/// visit, but here either costs more reads than there are readers); `Some(true)`, the guards
+/// scanned; `Some(false)`, the true fluents looked up.
+fn way(readers: usize, guards: usize, live: usize) -> Option<bool> {
+    let search = live * (usize::BITS - guards.leading_zeros()) as usize;
+    (guards.min(search) <= readers).then_some(guards <= search)
 }
 
 impl NextPlan {
@@ -54,9 +67,10 @@ impl NextPlan {
         self.indexed[s as usize / 64] >> (s % 64) & 1 != 0
     }
 
-    /// Calls `f` with the runs of `s`'s readers that a joint move may change in the loaded
-    /// state (`vals`, whose true fluents are `live`): all of them, unless they are indexed by
-    /// guard; then those without a guard and those whose guard is true.
+    /// Calls `f` with the runs of the readers of `s`, an indexed signal, that a joint move may
+    /// change in the loaded state (`vals`, whose true fluents are `live`): those without a
+    /// guard and those whose guard is true, or all of them where the index does not pay
+    /// ([`way`]).
     #[inline]
     pub(super) fn live_readers(
         &self,
@@ -66,29 +80,22 @@ impl NextPlan {
         mut f: impl FnMut(&[u32]),
     ) {
         let readers = self.readers.get(s);
-        if !self.is_indexed(s) {
-            f(readers);
-            return;
-        }
         let Some((&head, groups)) = self.groups.get(s).split_first() else {
             f(readers);
             return;
         };
-        // Scanning the guards costs a read per guard, looking the true fluents up about log2
-        // of the guards each, both far less than a visit; where either costs more reads than
-        // there are readers, all are visited (those whose guard is false skipped there).
         let n = groups.len() / 2;
-        let search = live.len() * (usize::BITS - n.leading_zeros()) as usize;
-        if n.min(search) > readers.len() {
+        let Some(scan) = way(readers.len(), n, live.len()) else {
+            // those whose guard is false are skipped by the visit
             f(readers);
             return;
-        }
+        };
         f(&readers[..head as usize]);
         let run = |k: usize| {
             let start = if k == 0 { head } else { groups[2 * k - 1] };
             &readers[start as usize..groups[2 * k + 1] as usize]
         };
-        if n <= search {
+        if scan {
             for k in 0..n {
                 if vals[groups[2 * k] as usize] != 0 {
                     f(run(k));
@@ -130,17 +137,16 @@ impl NextPlan {
             let mut got = Vec::new();
             self.live_readers(s, vals, &live, |rs| got.extend_from_slice(rs));
             got.sort_unstable();
-            let n = groups.len() / 2;
-            let search = live.len() * (usize::BITS - n.leading_zeros()) as usize;
+            let way = way(self.readers.get(s).len(), groups.len() / 2, live.len());
             // where the index would cost more than it saves, every reader
-            let all = n.min(search) > self.readers.get(s).len();
+            let all = way.is_none();
             let mut want: Vec<u32> = (self.readers.get(s).iter().copied())
                 .filter(|&r| all || vals[self.counted[(r >> 1) as usize].guard as usize] != 0)
                 .collect();
             want.sort_unstable();
             assert_eq!(got, want, "signal {s}");
-            if !all {
-                out.push((s, usize::from(n <= search)));
+            if let Some(scan) = way {
+                out.push((s, usize::from(scan)));
             }
         }
         out
